@@ -1,0 +1,167 @@
+/**
+ * Every Prometheus metric the registry exports, registered on one prom-client Registry that
+ * the composition root passes down (never the global one, so tests and several registries in
+ * one process do not collide). deploy/grafana and deploy/prometheus/alerts.yml are checked
+ * against these names by test/unit/deploy-files.test.ts.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Request latency buckets in seconds: answers come from memory, so most are sub-millisecond. */
+export const REQUEST_DURATION_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+] as const;
+
+/** Why an instance left (PROTOCOL.md section 5, `registry.agent.deregistered`). */
+export const DEREGISTRATION_REASONS = ["graceful", "evicted", "operator"] as const;
+
+export function createMetrics(registry: Registry = new Registry()) {
+  const registers = [registry];
+
+  const metrics = {
+    registry,
+
+    // Fleet, as the local view sees it (recomputed from the view, hence gauges).
+    agents: new Gauge({
+      name: "agent_registry_agents",
+      help: "Agent types known to this replica's view, by aggregate status",
+      labelNames: ["status"] as const,
+      registers,
+    }),
+    instances: new Gauge({
+      name: "agent_registry_instances",
+      help: "Live agent instances in this replica's view, by status",
+      labelNames: ["status"] as const,
+      registers,
+    }),
+
+    // Writes.
+    registrations: new Counter({
+      name: "agent_registry_registrations_total",
+      help: "Register requests handled, by outcome (ok or an error code)",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    heartbeats: new Counter({
+      name: "agent_registry_heartbeats_total",
+      help: "Heartbeats handled, by outcome (ok or an error code)",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    deregistrations: new Counter({
+      name: "agent_registry_deregistrations_total",
+      help: "Instances removed, by reason (graceful, evicted, operator)",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
+    evictions: new Counter({
+      name: "agent_registry_evictions_total",
+      help: "Instances evicted by this replica for missed heartbeats",
+      registers,
+    }),
+
+    // Every service endpoint, reads and writes alike.
+    requests: new Counter({
+      name: "agent_registry_requests_total",
+      help: "Service requests answered, by endpoint and outcome (ok or an error code)",
+      labelNames: ["endpoint", "outcome"] as const,
+      registers,
+    }),
+    requestDuration: new Histogram({
+      name: "agent_registry_request_duration_seconds",
+      help: "Time from receiving a service request to sending its reply",
+      labelNames: ["endpoint", "outcome"] as const,
+      buckets: [...REQUEST_DURATION_BUCKETS],
+      registers,
+    }),
+
+    // Store and view.
+    storeConflicts: new Counter({
+      name: "agent_registry_store_conflicts_total",
+      help: "Compare-and-set writes that lost a race and were retried",
+      registers,
+    }),
+    storeFailures: new Counter({
+      name: "agent_registry_store_failures_total",
+      help: "Store operations that failed (timeouts, JetStream errors)",
+      registers,
+    }),
+    viewRevision: new Gauge({
+      name: "agent_registry_view_revision",
+      help: "Last bucket revision applied to this replica's view",
+      registers,
+    }),
+    viewLag: new Gauge({
+      name: "agent_registry_view_lag_revisions",
+      help: "Bucket revisions written but not yet applied to this replica's view",
+      registers,
+    }),
+    watchRestarts: new Counter({
+      name: "agent_registry_watch_restarts_total",
+      help: "Times the bucket watch feeding the view was recreated",
+      registers,
+    }),
+
+    // Liveness duty.
+    evictorLeader: new Gauge({
+      name: "agent_registry_evictor_leader",
+      help: "1 while this replica holds the evictor lease, else 0",
+      registers,
+    }),
+    selfPreservationActive: new Gauge({
+      name: "agent_registry_self_preservation_active",
+      help: "1 while evictions are paused because too many instances would go at once",
+      registers,
+    }),
+
+    // NATS connection and events.
+    natsConnected: new Gauge({
+      name: "agent_registry_nats_connected",
+      help: "1 while the NATS connection is up, else 0",
+      registers,
+    }),
+    natsReconnects: new Counter({
+      name: "agent_registry_nats_reconnects_total",
+      help: "Reconnections of the NATS connection",
+      registers,
+    }),
+    eventsPublished: new Counter({
+      name: "agent_registry_events_published_total",
+      help: "Registry events published (stored and core NATS)",
+      registers,
+    }),
+    eventPublishFailures: new Counter({
+      name: "agent_registry_event_publish_failures_total",
+      help: "Registry events whose publish failed (they are retried from the store)",
+      registers,
+    }),
+
+    // Static registry file.
+    registryFileErrors: new Counter({
+      name: "agent_registry_registry_file_errors_total",
+      help: "Loads of the static registry file that failed (the previous content stays)",
+      registers,
+    }),
+
+    buildInfo: new Gauge({
+      name: "agent_registry_build_info",
+      help: "Always 1; the labels carry the registry version and the NATS server version",
+      labelNames: ["version", "nats_server_version"] as const,
+      registers,
+    }),
+  };
+
+  // Label sets that are known up front start at 0, so rate() and absent() work from the
+  // first scrape instead of after the first event.
+  for (const reason of DEREGISTRATION_REASONS) metrics.deregistrations.inc({ reason }, 0);
+
+  collectDefaultMetrics({ register: registry });
+  return metrics;
+}
+
+export type RegistryMetrics = ReturnType<typeof createMetrics>;
+
+/** Sets the build-info series, replacing an earlier one (the NATS server version can change on reconnect). */
+export function setBuildInfo(metrics: RegistryMetrics, version: string, natsServerVersion: string): void {
+  metrics.buildInfo.reset();
+  metrics.buildInfo.set({ version, nats_server_version: natsServerVersion }, 1);
+}

@@ -1,0 +1,152 @@
+/**
+ * The ops HTTP server: /metrics for Prometheus, /healthz for liveness and /readyz for
+ * readiness probes. node:http is enough for three read-only routes; building binds nothing,
+ * listen() does, so tests can bind port 0 and the composition root decides when to expose it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+
+export interface HealthCheck {
+  ok: boolean;
+  detail?: string;
+}
+
+export interface HealthReport {
+  /** False only when the process cannot recover by itself and should be restarted. */
+  live: boolean;
+  /** True when this replica may take traffic (NATS up, view caught up, endpoints started). */
+  ready: boolean;
+  checks: Record<string, HealthCheck>;
+}
+
+/** The subset of a pino logger the server uses. */
+export interface OpsLogger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface OpsServerOptions {
+  host: string;
+  port: number;
+  registry: Registry;
+  health: () => HealthReport;
+  logger?: OpsLogger;
+}
+
+export interface OpsServer {
+  /** Binds and resolves with the bound port (the chosen one when port is 0). */
+  listen(): Promise<number>;
+  /** Stops accepting, ends open connections, resolves when the socket is closed. */
+  close(): Promise<void>;
+  readonly port: number | undefined;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+const ALLOWED_METHODS = "GET, HEAD";
+
+export function createOpsServer(options: OpsServerOptions): OpsServer {
+  const { registry, health, logger } = options;
+  let server: Server | undefined;
+  let boundPort: number | undefined;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Only the path matters; a query string (cache busters, probes' extras) is ignored.
+    const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
+    const known = path === "/metrics" || path === "/healthz" || path === "/readyz";
+    if (!known) return sendJson(res, 404, { error: { code: "not_found", message: `no route ${path}` } });
+    // HEAD is GET without a body (RFC 9110); some load balancers probe with it.
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", ALLOWED_METHODS);
+      return sendJson(res, 405, { error: { code: "method_not_allowed", message: `${req.method} not allowed on ${path}` } });
+    }
+    if (path === "/metrics") {
+      const text = await registry.metrics();
+      return send(res, 200, registry.contentType, text);
+    }
+    const report = health();
+    if (path === "/healthz") {
+      return sendJson(res, report.live ? 200 : 503, { status: report.live ? "ok" : "fail", checks: report.checks });
+    }
+    const failing = Object.entries(report.checks)
+      .filter(([, c]) => !c.ok)
+      .map(([name]) => name);
+    return sendJson(res, report.ready ? 200 : 503, {
+      status: report.ready ? "ready" : "not_ready",
+      failing,
+      checks: report.checks,
+    });
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    // Every failure ends as a 500 here: a probe must get an answer, never a hung socket.
+    route(req, res).catch((err: unknown) => {
+      logger?.error({ err, path: req.url }, "ops request failed");
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, 500, { error: { code: "internal", message: "ops request failed" } });
+    });
+  }
+
+  return {
+    get port() {
+      return boundPort;
+    },
+
+    listen() {
+      if (server) return Promise.resolve(boundPort ?? 0);
+      const s = createServer(handle);
+      // Probes and scrapes are tiny; short timeouts keep slow or idle clients from holding sockets.
+      s.requestTimeout = 10_000;
+      s.headersTimeout = 5_000;
+      s.keepAliveTimeout = 5_000;
+      s.maxHeadersCount = 50;
+      s.on("clientError", (_err, socket) => {
+        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+        else socket.destroy();
+      });
+      server = s;
+      return new Promise<number>((resolve, reject) => {
+        const onError = (err: Error) => {
+          server = undefined;
+          reject(err);
+        };
+        s.once("error", onError);
+        s.listen({ host: options.host, port: options.port }, () => {
+          s.off("error", onError);
+          s.on("error", (err) => logger?.error({ err }, "ops server error"));
+          boundPort = (s.address() as AddressInfo).port;
+          logger?.info({ host: options.host, port: boundPort }, "ops server listening");
+          resolve(boundPort);
+        });
+      });
+    },
+
+    close() {
+      const s = server;
+      server = undefined;
+      boundPort = undefined;
+      if (!s) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        // Keep-alive sockets (Prometheus, fetch) would hold close() open until they time out.
+        s.closeAllConnections();
+      });
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.statusCode = status;
+  res.setHeader("Content-Type", contentType);
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  // Health and metrics are live values; a cached answer would mislead a probe.
+  res.setHeader("Cache-Control", "no-store");
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON_TYPE, JSON.stringify(body));
+}

@@ -1,0 +1,78 @@
+/**
+ * An in-memory Store with the semantics of a JetStream KV bucket of history 1: one global
+ * revision sequence, compare-and-set on the key's last revision, delete markers that a watch
+ * sees. Unit tests use it in place of NATS; the store contract tests hold it to the same rules.
+ */
+import { StoreConflictError, type Store, type StoreEntry, type StoreWatch } from "../../domain/ports.js";
+
+export class MemoryStore implements Store {
+  private seq = 0;
+  private readonly entries = new Map<string, StoreEntry>();
+  private readonly watchers = new Set<(e: StoreEntry) => void>();
+  /** Clock for entry timestamps; tests may replace it. */
+  now: () => number = () => Date.now();
+
+  async get(key: string): Promise<StoreEntry | null> {
+    return this.entries.get(key) ?? null;
+  }
+
+  async lastRevision(): Promise<number> {
+    return this.seq;
+  }
+
+  async write(key: string, value: Uint8Array, expectedRevision: number): Promise<number> {
+    this.checkRevision(key, expectedRevision);
+    return this.append(key, "PUT", value);
+  }
+
+  async remove(key: string, expectedRevision: number): Promise<void> {
+    this.checkRevision(key, expectedRevision);
+    this.append(key, "DEL", new Uint8Array());
+  }
+
+  async watch(afterRevision: number): Promise<StoreWatch> {
+    const queue: StoreEntry[] = [...this.entries.values()]
+      .filter((e) => e.revision > afterRevision)
+      .sort((a, b) => a.revision - b.revision);
+    let wake: (() => void) | null = null;
+    let stopped = false;
+    const listener = (e: StoreEntry): void => {
+      queue.push(e);
+      wake?.();
+    };
+    this.watchers.add(listener);
+    const watchers = this.watchers;
+    return {
+      stop() {
+        stopped = true;
+        watchers.delete(listener);
+        wake?.();
+      },
+      async *[Symbol.asyncIterator]() {
+        while (!stopped) {
+          const next = queue.shift();
+          if (next) {
+            yield next;
+            continue;
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = null;
+        }
+      },
+    };
+  }
+
+  private checkRevision(key: string, expectedRevision: number): void {
+    const current = this.entries.get(key);
+    const live = current && current.operation === "PUT" ? current.revision : 0;
+    // Like KV create(): a deleted key counts as absent for expectedRevision 0.
+    if (expectedRevision === 0 ? live !== 0 : current?.revision !== expectedRevision) throw new StoreConflictError(key);
+  }
+
+  private append(key: string, operation: StoreEntry["operation"], value: Uint8Array): number {
+    const entry: StoreEntry = { key, revision: ++this.seq, operation, value, created: this.now() };
+    this.entries.set(key, entry);
+    for (const w of this.watchers) w(entry);
+    return entry.revision;
+  }
+}

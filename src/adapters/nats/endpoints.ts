@@ -1,0 +1,136 @@
+/**
+ * The registry's request/reply API as one NATS micro service (`agent-registry`, queue group
+ * `agent-registry`), so replicas share the load and `$SRV.PING/INFO/STATS` discovery works.
+ * Handlers are async and @nats-io/services only catches synchronous throws, so every handler
+ * is wrapped here: a RegistryError becomes the error headers and body of PROTOCOL.md section 1,
+ * anything else becomes `internal` with a correlation id that the log repeats.
+ */
+import { randomBytes } from "node:crypto";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
+import { ErrorCode, RegistryError, invalidRequest } from "../../domain/errors.js";
+import { parseRequestBody, type BodyLimits } from "../../domain/request-body.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../domain/spec.js";
+import { deregisterMessage, heartbeatMessage, registerMessage } from "../../domain/messages.js";
+import { parseMessage } from "../../domain/validation.js";
+import type { Registrar } from "../../service/registrar.js";
+import type { QueryService } from "../../service/queries.js";
+import type { Logger } from "../../service/logger.js";
+import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, type QueryOp } from "./subjects.js";
+
+export const CORRELATION_HEADER = "Registry-Correlation-Id";
+
+export type EndpointDeps = {
+  nc: NatsConnection;
+  prefix: string;
+  version: string;
+  limits: BodyLimits;
+  registrar: Registrar;
+  queries: QueryService;
+  log: Logger;
+  /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
+  observe?: (endpoint: string, outcome: string, seconds: number) => void;
+  /** Called after a heartbeat was stored (heartbeat events). */
+  onHeartbeat?: (agentType: string, instanceId: string, status: string, activeTasks: number | undefined) => void;
+};
+
+type Handler = (tokens: string[], body: Record<string, unknown>) => Promise<object>;
+
+export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
+  const { prefix } = deps;
+  const depth = prefix.split(".").length;
+  const service = await new Svcm(deps.nc).add({
+    name: SERVICE_NAME,
+    version: deps.version,
+    queue: SERVICE_QUEUE,
+    description: "Agent registry: AgentSpecs, liveness and lookups (PROTOCOL.md v1)",
+    metadata: { protocol: "1", prefix },
+  });
+
+  const add = (name: string, subject: string, handler: Handler): void => {
+    service.addEndpoint(name, {
+      subject,
+      handler: (err, msg) => {
+        if (err) {
+          deps.log.error({ err, endpoint: name }, "endpoint subscription failed");
+          return;
+        }
+        void handle(deps, name, msg, msg.subject.split(".").slice(depth), handler);
+      },
+    });
+  };
+
+  add("register", `${prefix}.register.*`, async ([, agentType], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    return deps.registrar.register(agentType!, parseMessage(registerMessage, body, "register"));
+  });
+  add("heartbeat", `${prefix}.heartbeat.*.*`, async ([, agentType, instanceId], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    checkToken("instance_id", instanceId, INSTANCE_ID_RE);
+    const msg = parseMessage(heartbeatMessage, body, "heartbeat");
+    const reply = await deps.registrar.heartbeat(agentType!, instanceId!, msg);
+    deps.onHeartbeat?.(agentType!, instanceId!, reply.status, msg.active_tasks);
+    return reply;
+  });
+  add("deregister", `${prefix}.deregister.*.*`, async ([, agentType, instanceId], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    checkToken("instance_id", instanceId, INSTANCE_ID_RE);
+    parseMessage(deregisterMessage, body, "deregister");
+    return deps.registrar.deregisterInstance(agentType!, instanceId!);
+  });
+  add("deregister_type", `${prefix}.deregister.*`, async ([, agentType], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    parseMessage(deregisterMessage, body, "deregister");
+    return deps.registrar.deregisterType(agentType!);
+  });
+  for (const op of QUERY_OPS) {
+    add(op, `${prefix}.${op}`, async (_tokens, body) => deps.queries.run(op as QueryOp, body, null));
+    add(`tenant_${op}`, `${prefix}.tenant.*.${op}`, async ([, tenant], body) => {
+      checkToken("tenant", tenant, TENANT_RE);
+      return deps.queries.run(op as QueryOp, body, tenant!);
+    });
+  }
+  return service;
+}
+
+async function handle(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, tokens: string[], handler: Handler): Promise<void> {
+  const started = performance.now();
+  let outcome = "ok";
+  try {
+    const body = parseRequestBody(msg.data, deps.limits);
+    const result = await handler(tokens, body);
+    if (msg.reply) msg.respond(JSON.stringify(result));
+  } catch (e) {
+    const error = toRegistryError(e);
+    outcome = error.code;
+    const correlationId = randomBytes(6).toString("hex");
+    if (error.code === ErrorCode.Internal) {
+      deps.log.error({ err: e, endpoint, subject: msg.subject, correlation_id: correlationId }, "request failed");
+    } else {
+      deps.log.debug({ endpoint, subject: msg.subject, code: error.code, correlation_id: correlationId, msg: error.message }, "request refused");
+    }
+    if (msg.reply) {
+      const h = headers();
+      h.set(CORRELATION_HEADER, correlationId);
+      const message = error.code === ErrorCode.Internal ? `${error.message} (correlation id ${correlationId})` : error.message;
+      const body = JSON.stringify({ error: { ...error.toBody().error, message } });
+      msg.respondError(error.status, oneLine(message), body, { headers: h });
+    }
+  } finally {
+    deps.observe?.(endpoint, outcome, (performance.now() - started) / 1000);
+  }
+}
+
+function checkToken(name: string, value: string | undefined, re: RegExp): void {
+  if (value === undefined || !re.test(value)) {
+    throw invalidRequest(`subject token ${name} ${JSON.stringify(value ?? "")} must match ${re.source}`, [{ path: name, message: `must match ${re.source}` }]);
+  }
+}
+
+function toRegistryError(e: unknown): RegistryError {
+  if (e instanceof RegistryError) return e;
+  return new RegistryError(ErrorCode.Internal, "internal error", { cause: e });
+}
+
+/** Header values cannot hold line breaks. */
+const oneLine = (s: string): string => s.replace(/[\r\n]+/g, " ").slice(0, 1024);

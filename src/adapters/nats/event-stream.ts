@@ -1,0 +1,87 @@
+/**
+ * The REGISTRY_EVENTS stream: created if missing (settings checked if present), events
+ * published with their id as the JetStream message id (the stream drops a second copy within
+ * its duplicate window), and the last stored event's position read back, so a replica that
+ * takes over knows where the previous publisher stopped.
+ */
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from "@nats-io/jetstream";
+import type { CloudEvent } from "../../domain/events.js";
+import type { Subjects } from "./subjects.js";
+
+export const REVISION_HEADER = "Registry-Revision";
+export const EVENT_INDEX_HEADER = "Registry-Event-Index";
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; timeoutMs: number };
+
+/** Position of an event in store order: revision, then index within the revision. */
+export type EventPosition = { revision: number; index: number };
+
+export class EventStream {
+  private constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly settings: StreamSettings,
+  ) {}
+
+  static async open(nc: NatsConnection, js: JetStreamClient, subjects: Subjects, s: StreamSettings): Promise<{ stream: EventStream; created: boolean; mismatches: string[] }> {
+    const jsm = await jetstreamManager(nc, { timeout: s.timeoutMs });
+    const wanted = subjects.storedEvents;
+    const mismatches: string[] = [];
+    let created = false;
+    try {
+      const info = await jsm.streams.info(s.name);
+      const have = info.config.subjects ?? [];
+      const missing = wanted.filter((w) => !have.includes(w));
+      if (missing.length > 0) {
+        // Subjects are additive and safe to extend; anything else is the operator's call.
+        await jsm.streams.update(s.name, { ...info.config, subjects: [...have, ...missing] });
+      }
+      if (info.config.num_replicas !== s.replicas) mismatches.push(`replicas is ${info.config.num_replicas}, configured ${s.replicas}`);
+      const age = Math.round(info.config.max_age / 1e6);
+      if (age !== s.maxAgeMs) mismatches.push(`max_age is ${age} ms, configured ${s.maxAgeMs} ms`);
+    } catch (e) {
+      if (!(e instanceof Error && /stream not found/i.test(e.message))) throw e;
+      await jsm.streams.add({
+        name: s.name,
+        subjects: wanted,
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        discard: DiscardPolicy.Old,
+        num_replicas: s.replicas,
+        max_age: s.maxAgeMs * 1e6,
+        duplicate_window: Math.min(DUPLICATE_WINDOW_MS, s.maxAgeMs) * 1e6,
+        description: "agent-registry: registry events, in store order",
+      });
+      created = true;
+    }
+    return { stream: new EventStream(js, jsm, s), created, mismatches };
+  }
+
+  async publish(subject: string, event: CloudEvent, position: EventPosition | null): Promise<{ duplicate: boolean; seq: number }> {
+    const h = headers();
+    if (position) {
+      h.set(REVISION_HEADER, String(position.revision));
+      h.set(EVENT_INDEX_HEADER, String(position.index));
+    }
+    const ack = await this.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h, timeout: this.settings.timeoutMs });
+    return { duplicate: ack.duplicate, seq: ack.seq };
+  }
+
+  /** Position of the newest stored event that came from the store (alerts carry none); null when none. */
+  async lastPosition(): Promise<EventPosition | null> {
+    const info = await this.jsm.streams.info(this.settings.name);
+    const first = info.state.first_seq;
+    for (let seq = info.state.last_seq, tries = 0; seq >= first && seq > 0 && tries < 100; seq--, tries++) {
+      try {
+        const m = await this.jsm.streams.getMessage(this.settings.name, { seq });
+        const rev = m?.header.get(REVISION_HEADER);
+        if (rev) return { revision: Number(rev), index: Number(m?.header.get(EVENT_INDEX_HEADER) ?? 0) };
+      } catch {
+        // deleted message: keep walking back
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The Store ports on a JetStream KV bucket. Every write is a compare-and-set on the key's
+ * last revision (10071 "wrong last sequence" becomes StoreConflictError); timeouts and "no
+ * responders" become StoreUnavailableError (a JetStream publish that timed out has an
+ * unknown outcome, so callers re-read rather than assume).
+ *
+ * The bucket is created with allow_direct off: direct gets may be answered by a lagging
+ * follower (nats-server#4710, #7281), and the compare-and-set retry path must read what the
+ * stream leader holds. Nothing but the registry reads the bucket, so the cost is ours alone.
+ */
+import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
+import { JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
+import type { QueuedIterator } from "@nats-io/nats-core";
+import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../domain/ports.js";
+
+const WRONG_LAST_SEQUENCE = 10071;
+
+export type BucketSettings = { bucket: string; replicas: number; history: number; timeoutMs: number };
+
+export type BucketCheck = { created: boolean; mismatches: string[] };
+
+/** Opens the bucket, creating it if missing; reports settings that differ from the wanted ones. */
+export async function openBucket(js: JetStreamClient, s: BucketSettings): Promise<{ kv: KV; check: BucketCheck }> {
+  const kvm = new Kvm(js);
+  const mismatches: string[] = [];
+  let created = false;
+  let kv: KV;
+  try {
+    kv = await kvm.open(s.bucket);
+    const status = await kv.status();
+    if (status.replicas !== s.replicas) mismatches.push(`replicas is ${status.replicas}, configured ${s.replicas}`);
+    if (status.history !== s.history) mismatches.push(`history is ${status.history}, configured ${s.history}`);
+  } catch (e) {
+    if (!isStreamNotFound(e)) throw e;
+    kv = await kvm.create(s.bucket, {
+      replicas: s.replicas,
+      history: s.history,
+      allow_direct: false,
+      description: "agent-registry: specs, instances and coordination keys",
+      timeout: s.timeoutMs,
+    });
+    created = true;
+  }
+  return { kv, check: { created, mismatches } };
+}
+
+export class KvStore implements Store {
+  constructor(
+    private readonly kv: KV,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async get(key: string): Promise<StoreEntry | null> {
+    try {
+      const e = await this.kv.get(key);
+      return e ? toStoreEntry(e) : null;
+    } catch (e) {
+      throw unavailable(`read of ${key}`, e);
+    }
+  }
+
+  async lastRevision(): Promise<number> {
+    try {
+      const status = await this.kv.status();
+      return status.streamInfo.state.last_seq;
+    } catch (e) {
+      throw unavailable("bucket status", e);
+    }
+  }
+
+  async write(key: string, value: Uint8Array, expectedRevision: number): Promise<number> {
+    try {
+      if (expectedRevision === 0) return await this.kv.create(key, value);
+      return await this.kv.update(key, value, expectedRevision, this.timeoutMs);
+    } catch (e) {
+      if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
+      throw unavailable(`write of ${key}`, e);
+    }
+  }
+
+  async remove(key: string, expectedRevision: number): Promise<void> {
+    try {
+      await this.kv.delete(key, { previousSeq: expectedRevision });
+    } catch (e) {
+      if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
+      throw unavailable(`delete of ${key}`, e);
+    }
+  }
+
+  async watch(afterRevision: number): Promise<StoreWatch> {
+    let iter: QueuedIterator<KvWatchEntry>;
+    try {
+      iter = await this.kv.watch(afterRevision > 0 ? { resumeFromRevision: afterRevision + 1 } : {});
+    } catch (e) {
+      throw unavailable("watch", e);
+    }
+    return {
+      stop: () => iter.stop(),
+      async *[Symbol.asyncIterator]() {
+        for await (const e of iter) yield toStoreEntry(e);
+      },
+    };
+  }
+}
+
+function toStoreEntry(e: { key: string; revision: number; operation: "PUT" | "DEL" | "PURGE"; value: Uint8Array; created: Date }): StoreEntry {
+  return { key: e.key, revision: e.revision, operation: e.operation, value: e.value, created: e.created.getTime() };
+}
+
+function isWrongLastSequence(e: unknown): boolean {
+  if (e instanceof JetStreamApiError) return e.code === WRONG_LAST_SEQUENCE;
+  return e instanceof Error && /wrong last sequence/i.test(e.message);
+}
+
+function isStreamNotFound(e: unknown): boolean {
+  return e instanceof Error && /stream not found|bucket not found|not found/i.test(e.message);
+}
+
+function unavailable(what: string, e: unknown): StoreUnavailableError {
+  return new StoreUnavailableError(`${what} failed: ${e instanceof Error ? e.message : String(e)}`, e);
+}

@@ -1,0 +1,28 @@
+/**
+ * `discover`: agents and whether they can take work now (ready, busy, unavailable).
+ */
+import type { DiscoverRequest } from "../../client/types.js";
+import { ExitCode, str, type Command } from "../context.js";
+import { renderTable, statusColor } from "../table.js";
+
+export const discoverCommand: Command = {
+  name: "discover",
+  summary: "agents with their capabilities and availability (ready, busy, unavailable)",
+  usage: "discover [--capability NAME]",
+  examples: ["agent-registry discover --capability text.summarize"],
+  options: { capability: { type: "string", value: "NAME", description: "only agents offering this capability" } },
+  args: { min: 0, max: 0 },
+  async run(ctx) {
+    const req: DiscoverRequest = {};
+    const capability = str(ctx.values["capability"]);
+    if (capability) req.capability = capability;
+    const reply = await (await ctx.client()).discover(req);
+    if (ctx.json) ctx.printJson(reply);
+    else if (reply.agents.length === 0) ctx.out("no agents");
+    else {
+      const rows = reply.agents.map((a) => [a.id, statusColor(ctx.colors, a.status), a.capabilities.join(",")]);
+      ctx.out(renderTable(["AGENT", "STATUS", "CAPABILITIES"], rows, { colors: ctx.colors }));
+    }
+    return ExitCode.Ok;
+  },
+};

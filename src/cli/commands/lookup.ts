@@ -1,0 +1,45 @@
+/**
+ * `lookup CAPABILITY`: who provides a capability, best first.
+ */
+import type { LookupRequest } from "../../client/types.js";
+import { ExitCode, statusFilter, str, type Command } from "../context.js";
+import { renderTable, statusColor } from "../table.js";
+
+export const lookupCommand: Command = {
+  name: "lookup",
+  summary: "providers of a capability, best first (ready ones by default)",
+  usage: "lookup CAPABILITY [--status STATUS]... [--version RANGE]",
+  examples: ["agent-registry lookup text.summarize", "agent-registry lookup text.summarize --version '^1.2' --status ready --status draining"],
+  options: {
+    status: { type: "string", multiple: true, value: "STATUS", description: "provider statuses to include (default ready)" },
+    version: { type: "string", value: "RANGE", description: "semver range the provider's version must satisfy" },
+  },
+  args: { min: 1, max: 1 },
+  async run(ctx) {
+    const req: LookupRequest = { capability: ctx.args[0] ?? "" };
+    const status = statusFilter(ctx.values["status"]);
+    if (status) req.status = status;
+    const version = str(ctx.values["version"]);
+    if (version) req.version = version;
+    const reply = await (await ctx.client()).lookup(req);
+    if (ctx.json) {
+      ctx.printJson(reply);
+      return ExitCode.Ok;
+    }
+    if (reply.providers.length === 0) {
+      ctx.out(`no providers of ${reply.capability}`);
+      return ExitCode.Ok;
+    }
+    const rows = reply.providers.map((p) => [
+      p.agent_type,
+      p.version,
+      statusColor(ctx.colors, p.status),
+      p.ready_instances,
+      p.confidence_hint,
+      p.nats_subject,
+      p.consumer_group,
+    ]);
+    ctx.out(renderTable(["AGENT TYPE", "VERSION", "STATUS", "READY", "CONFIDENCE", "SUBJECT", "GROUP"], rows, { colors: ctx.colors, right: [3, 4] }));
+    return ExitCode.Ok;
+  },
+};

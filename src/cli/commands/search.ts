@@ -1,0 +1,28 @@
+/**
+ * `search TEXT`: keyword search over capabilities, tags, examples and descriptions.
+ */
+import type { SearchRequest } from "../../client/types.js";
+import { ExitCode, positiveInt, type Command } from "../context.js";
+import { renderTable } from "../table.js";
+
+export const searchCommand: Command = {
+  name: "search",
+  summary: "keyword search over capability names, descriptions, tags, examples and agent descriptions",
+  usage: "search TEXT... [--limit N]",
+  examples: ["agent-registry search summarize long documents --limit 5"],
+  options: { limit: { type: "string", value: "N", description: "results to return, 1..100 (default 10)" } },
+  args: { min: 1, max: Number.POSITIVE_INFINITY },
+  async run(ctx) {
+    const req: SearchRequest = { query: ctx.args.join(" ") };
+    const limit = positiveInt("limit", ctx.values["limit"]);
+    if (limit) req.limit = limit;
+    const reply = await (await ctx.client()).search(req);
+    if (ctx.json) ctx.printJson(reply);
+    else if (reply.results.length === 0) ctx.out(`no match for "${req.query}"`);
+    else {
+      const rows = reply.results.map((r) => [r.agent_type, r.capability, r.score.toFixed(3)]);
+      ctx.out(renderTable(["AGENT TYPE", "CAPABILITY", "SCORE"], rows, { colors: ctx.colors, right: [2] }));
+    }
+    return ExitCode.Ok;
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * `watch`: registry events, replayed from `--since` and then followed live, one line each.
+ */
+import { resolveEventTypes, startPolicy, watchEvents, type WatchedEvent } from "../../client/events.js";
+import { ExitCode, UsageError, str, strs, type Command } from "../context.js";
+import { colors as makeColors, type Colors } from "../table.js";
+
+/** One readable line: time, stream sequence, short type, subject, then what changed. */
+export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors(false)): string {
+  const type = event.type.replace(/^registry\./, "");
+  let detail: string;
+  let paint = (s: string) => s;
+  switch (event.type) {
+    case "registry.agent.registered": {
+      const d = event.data;
+      detail = `${d.version} instance ${d.instance_id}${d.first_instance ? " (first instance)" : ""}${d.spec_changed ? " (spec changed)" : ""}`;
+      paint = c.green;
+      break;
+    }
+    case "registry.agent.deregistered": {
+      const d = event.data;
+      detail = `instance ${d.instance_id} ${d.reason}${d.agent_removed ? " (agent removed)" : ""}`;
+      paint = c.red;
+      break;
+    }
+    case "registry.agent.status_changed":
+      detail = `instance ${event.data.instance_id} ${event.data.from} -> ${event.data.to}`;
+      paint = c.yellow;
+      break;
+    case "registry.capability.changed":
+      detail = `${event.data.change}, providers: ${event.data.providers.join(",") || "none"}`;
+      paint = c.cyan;
+      break;
+    case "registry.agent.heartbeat":
+      detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
+      break;
+    default:
+      detail = JSON.stringify((event as { data?: unknown }).data ?? {});
+  }
+  return `${c.dim(event.time)}  ${c.dim(`#${seq}`)}  ${paint(type.padEnd(20))}  ${c.bold(event.subject)}  ${detail}`;
+}
+
+export const watchCommand: Command = {
+  name: "watch",
+  summary: "print registry events as they happen, optionally replaying history first",
+  usage: "watch [--since DURATION|TIME|SEQ] [--type TYPE]... [--agent TYPE] [--stream NAME]",
+  examples: ["agent-registry watch --since 1h --type agent.deregistered", "agent-registry watch --agent summarizer --json"],
+  options: {
+    since: { type: "string", value: "WHEN", description: "replay from a duration ago (90s, 15m, 1h, 7d), an ISO time or a stream sequence" },
+    type: {
+      type: "string",
+      multiple: true,
+      value: "TYPE",
+      description: "agent.registered, agent.deregistered, agent.status_changed, capability.changed, alert.self_preservation",
+    },
+    agent: { type: "string", value: "TYPE", description: "only the events of this agent type" },
+    stream: { type: "string", value: "NAME", description: "events stream (env REGISTRY_EVENTS_STREAM, default REGISTRY_EVENTS)" },
+  },
+  args: { min: 0, max: 0 },
+  async run(ctx) {
+    const since = str(ctx.values["since"]);
+    const types = strs(ctx.values["type"]);
+    // Bad flags are usage errors, found before connecting.
+    try {
+      startPolicy(since);
+      resolveEventTypes(types);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const nc = await ctx.nc();
+    const iter = watchEvents(nc, {
+      since,
+      types,
+      agentType: str(ctx.values["agent"]),
+      stream: str(ctx.values["stream"]) ?? ctx.io.env["REGISTRY_EVENTS_STREAM"] ?? "REGISTRY_EVENTS",
+      prefix: ctx.prefix,
+      timeoutMs: ctx.timeoutMs,
+    })[Symbol.asyncIterator]();
+    // The loop ends on Ctrl-C; closing the connection (in main) ends the consumer.
+    const stop = ctx.io.interrupted().then(() => "stop" as const);
+    for (;;) {
+      const next = await Promise.race([iter.next(), stop]);
+      if (next === "stop" || next.done) break;
+      ctx.out(ctx.json ? JSON.stringify(next.value) : formatEvent(next.value, ctx.colors));
+    }
+    return ExitCode.Ok;
+  },
+};

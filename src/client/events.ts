@@ -1,0 +1,122 @@
+/**
+ * Replays and follows the registry's stored events (PROTOCOL.md section 5) with a JetStream
+ * ordered consumer: no durable state on the server, gap-free and in store order, resumable
+ * from a stream sequence.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, type OrderedConsumerOptions } from "@nats-io/jetstream";
+import { EVENT_TYPES, subjects, type EventType } from "../adapters/nats/subjects.js";
+import type { RegistryEvent } from "./types.js";
+
+export type WatchEventsOptions = {
+  /** Where to start: a Date, a duration back from now (`90s`, `15m`, `1h`, `7d`), an ISO time,
+   * or a stream sequence number. Absent: only events from now on. */
+  since?: Date | string | number;
+  /** Event types, full (`registry.agent.registered`) or short (`agent.registered`). */
+  types?: string[];
+  /** Only the agent events of this agent_type (capability events have no agent_type subject). */
+  agentType?: string;
+  stream?: string;
+  prefix?: string;
+  /** JetStream API timeout in ms. Default 5000. */
+  timeoutMs?: number;
+};
+
+export type WatchedEvent = { seq: number; event: RegistryEvent };
+
+const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `90s`, `15m`, `1h`, `7d`, `250ms` into milliseconds; undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION_RE.exec(text.trim());
+  return m ? Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? 0) : undefined;
+}
+
+/** The deliver policy for `since`; throws on text that is neither a duration nor a time. */
+export function startPolicy(since: WatchEventsOptions["since"], now = Date.now()): Partial<OrderedConsumerOptions> {
+  if (since === undefined) return { deliver_policy: "new" };
+  if (typeof since === "number") {
+    if (!Number.isSafeInteger(since) || since < 1) throw new Error(`since: a stream sequence must be a positive integer, got ${since}`);
+    return { deliver_policy: "by_start_sequence", opt_start_seq: since };
+  }
+  let at: Date;
+  if (since instanceof Date) at = since;
+  else if (/^\d+$/.test(since.trim())) return startPolicy(Number(since.trim()), now);
+  else {
+    const ms = parseDuration(since);
+    at = ms !== undefined ? new Date(now - ms) : new Date(since);
+  }
+  if (Number.isNaN(at.getTime())) throw new Error(`since: expected a duration like 1h, a time or a sequence, got "${String(since)}"`);
+  return { deliver_policy: "by_start_time", opt_start_time: at.toISOString() };
+}
+
+/** Full event type names from what a user typed; throws on unknown ones. */
+export function resolveEventTypes(types: readonly string[]): EventType[] {
+  return types.map((t) => {
+    const full = t.startsWith("registry.") ? t : `registry.${t}`;
+    const found = EVENT_TYPES.find((e) => e === full);
+    if (!found) throw new Error(`unknown event type "${t}"; known: ${EVENT_TYPES.join(", ")}`);
+    return found;
+  });
+}
+
+/** Stream subjects to filter on, or undefined for the whole stream. */
+export function filterSubjects(opts: Pick<WatchEventsOptions, "types" | "agentType" | "prefix">): string[] | undefined {
+  const s = subjects(opts.prefix ?? "registry");
+  let types = opts.types && opts.types.length > 0 ? resolveEventTypes(opts.types) : undefined;
+  if (opts.agentType !== undefined) {
+    types = (types ?? [...EVENT_TYPES]).filter((t) => t.startsWith("registry.agent."));
+  }
+  if (types === undefined) return undefined;
+  return [...new Set(types)].map((t) => s.event(t, opts.agentType ?? ">"));
+}
+
+// Matches a NATS subject against a filter with `*` and `>` wildcards.
+function subjectMatches(filter: string, subject: string): boolean {
+  const f = filter.split(".");
+  const t = subject.split(".");
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === ">") return t.length > i;
+    if (i >= t.length || (f[i] !== "*" && f[i] !== t[i])) return false;
+  }
+  return f.length === t.length;
+}
+
+// Servers before 2.10 accept a single filter subject only.
+function supportsManyFilters(nc: NatsConnection): boolean {
+  const [major = 0, minor = 0] = (nc.info?.version ?? "0.0").split(".").map((n) => Number.parseInt(n, 10));
+  return major > 2 || (major === 2 && minor >= 10);
+}
+
+/**
+ * Events from the stream, oldest first: the replay from `since`, then live ones as they are
+ * stored. Breaking out of the loop deletes the consumer.
+ */
+export async function* watchEvents(nc: NatsConnection, options: WatchEventsOptions = {}): AsyncGenerator<WatchedEvent, void, undefined> {
+  const filters = filterSubjects(options);
+  const consumerOpts: Partial<OrderedConsumerOptions> = { ...startPolicy(options.since) };
+  if (filters?.length === 1) consumerOpts.filter_subjects = filters[0];
+  else if (filters && supportsManyFilters(nc)) consumerOpts.filter_subjects = filters;
+
+  const js = jetstream(nc, { timeout: options.timeoutMs ?? 5000 });
+  const consumer = await js.consumers.get(options.stream ?? "REGISTRY_EVENTS", consumerOpts);
+  const messages = await consumer.consume();
+  const decoder = new TextDecoder();
+  try {
+    for await (const m of messages) {
+      // Also filtered here, for servers that could not take every filter subject.
+      if (filters && !filters.some((f) => subjectMatches(f, m.subject))) continue;
+      let event: RegistryEvent;
+      try {
+        event = JSON.parse(decoder.decode(m.data)) as RegistryEvent;
+      } catch {
+        continue; // not a CloudEvent of ours; the stream may be shared with other publishers
+      }
+      yield { seq: m.seq, event };
+    }
+  } finally {
+    messages.stop();
+    await consumer.delete().catch(() => undefined);
+  }
+}

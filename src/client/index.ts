@@ -1,0 +1,29 @@
+/**
+ * The SDK that agents and coordinators import (`agent-registry/client`).
+ */
+export { connect, connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "./connection.js";
+export {
+  ConflictError,
+  decodeReply,
+  ErrorCode,
+  InternalError,
+  InvalidRequestError,
+  InvalidSpecError,
+  isTransient,
+  NoRouteError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RegistryClientError,
+  RegistryTimeoutError,
+  RegistryUnreachableError,
+  StaleViewError,
+  UnavailableError,
+  UnknownInstanceError,
+  type ErrorIssue,
+} from "./errors.js";
+export { DEFAULT_TIMEOUT_MS, RegistryClient, type RegistryClientOptions } from "./registry-client.js";
+export { CapabilityCache, createCapabilityCache, type CachedAnswer, type CapabilityCacheOptions } from "./capability-cache.js";
+export { registerAgent, type AgentEvent, type AgentEventType, type AgentHandle, type RegisterAgentOptions } from "./agent.js";
+export { installShutdownHandlers, type ShutdownOptions } from "./shutdown.js";
+export { parseDuration, watchEvents, type WatchedEvent, type WatchEventsOptions } from "./events.js";
+export type * from "./types.js";

@@ -1,0 +1,166 @@
+/**
+ * Request/reply client of the registry API (PROTOCOL.md section 2). Each method sends the
+ * body of the protocol as is and returns the typed reply, or throws a typed error
+ * (errors.ts). Subjects are built by the same module the service uses.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { subjects, type QueryOp, type Subjects } from "../adapters/nats/subjects.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../domain/spec.js";
+import { InvalidRequestError, decodeReply, requestFailure } from "./errors.js";
+import type {
+  AgentView,
+  CapabilitiesReply,
+  CapabilitiesRequest,
+  DeregisterReply,
+  DeregisterRequest,
+  DeregisterTypeReply,
+  DiscoverReply,
+  DiscoverRequest,
+  FindReply,
+  FindRequest,
+  GetReply,
+  HeartbeatReply,
+  HeartbeatRequest,
+  ListReply,
+  ListRequest,
+  LookupReply,
+  LookupRequest,
+  QueryOptions,
+  RegisterReply,
+  RegisterRequest,
+  RouteReply,
+  RouteRequest,
+  SearchReply,
+  SearchRequest,
+} from "./types.js";
+
+export type RegistryClientOptions = {
+  /** First token of every registry subject. Default `registry`. */
+  prefix?: string;
+  /** Query a tenant's view (`registry.tenant.<tenant>.<op>`): shared agents plus the tenant's. */
+  tenant?: string;
+  /** Request timeout in ms. Default 5000. */
+  timeoutMs?: number;
+};
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+// A token that is not valid would build another subject (or a wildcard), so it is refused
+// here before anything is sent (as a rejection: the write methods are async).
+function token(kind: string, value: string, re: RegExp): string {
+  if (typeof value !== "string" || !re.test(value)) throw new InvalidRequestError(`invalid ${kind}: ${JSON.stringify(value)}`);
+  return value;
+}
+
+export class RegistryClient {
+  readonly subjects: Subjects;
+  readonly tenant: string | undefined;
+  readonly timeoutMs: number;
+  readonly #nc: NatsConnection;
+  readonly #enc = new TextEncoder();
+
+  constructor(nc: NatsConnection, options: RegistryClientOptions = {}) {
+    this.#nc = nc;
+    this.subjects = subjects(options.prefix ?? "registry");
+    this.tenant = options.tenant === undefined ? undefined : token("tenant", options.tenant, TENANT_RE);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Sends a JSON body and decodes the reply; the one place that talks to NATS. */
+  async request<T>(subject: string, body: object, timeoutMs = this.timeoutMs): Promise<T> {
+    let msg;
+    try {
+      msg = await this.#nc.request(subject, this.#enc.encode(JSON.stringify(body)), { timeout: timeoutMs });
+    } catch (e) {
+      throw requestFailure(e, subject, timeoutMs);
+    }
+    return decodeReply<T>(msg);
+  }
+
+  #query<T>(op: QueryOp, body: object, opts: QueryOptions = {}): Promise<T> {
+    const withRevision = opts.minRevision === undefined ? body : { ...body, min_revision: opts.minRevision };
+    return this.request<T>(this.subjects.query(op, this.tenant), withRevision, opts.timeoutMs);
+  }
+
+  // ---- queries ----
+
+  /** Providers of a capability, best first; an empty list when none. */
+  lookup(req: LookupRequest | string, opts?: QueryOptions): Promise<LookupReply> {
+    return this.#query("lookup", typeof req === "string" ? { capability: req } : req, opts);
+  }
+
+  /** One agent type; throws NotFoundError when unknown. */
+  get(agentType: string, opts?: QueryOptions): Promise<GetReply> {
+    return this.#query("get", { agent_type: agentType }, opts);
+  }
+
+  /** One page of agents, ordered by agent_type. */
+  list(req: ListRequest = {}, opts?: QueryOptions): Promise<ListReply> {
+    return this.#query("list", req, opts);
+  }
+
+  /** Every page of `list`, fetched lazily as the caller iterates. */
+  async *listPages(req: ListRequest = {}, opts?: QueryOptions): AsyncGenerator<ListReply, void, undefined> {
+    let cursor = req.cursor;
+    do {
+      const page = await this.list(cursor === undefined ? req : { ...req, cursor }, opts);
+      yield page;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** Every agent of `list`, page after page. */
+  async *listAll(req: ListRequest = {}, opts?: QueryOptions): AsyncGenerator<AgentView, void, undefined> {
+    for await (const page of this.listPages(req, opts)) yield* page.agents;
+  }
+
+  /** The capability projection a coordinator plans with. */
+  capabilities(req: CapabilitiesRequest = {}, opts?: QueryOptions): Promise<CapabilitiesReply> {
+    return this.#query("capabilities", req, opts);
+  }
+
+  /** The best ready agent for a skill/tags/runtime; throws NoRouteError when none scores. */
+  route(req: RouteRequest, opts?: QueryOptions): Promise<RouteReply> {
+    return this.#query("route", req, opts);
+  }
+
+  /** Agents by exactly one of skill, tag or name. */
+  find(req: FindRequest, opts?: QueryOptions): Promise<FindReply> {
+    return this.#query("find", req, opts);
+  }
+
+  search(req: SearchRequest | string, opts?: QueryOptions): Promise<SearchReply> {
+    return this.#query("search", typeof req === "string" ? { query: req } : req, opts);
+  }
+
+  discover(req: DiscoverRequest = {}, opts?: QueryOptions): Promise<DiscoverReply> {
+    return this.#query("discover", req, opts);
+  }
+
+  // ---- writes ----
+
+  /** Registers one instance; the subject names `spec.agent_type`, which is the identity. */
+  async register(req: RegisterRequest, opts: { timeoutMs?: number } = {}): Promise<RegisterReply> {
+    const agentType = token("agent_type", req.spec?.agent_type, AGENT_TYPE_RE);
+    if (req.instance_id !== undefined) token("instance_id", req.instance_id, INSTANCE_ID_RE);
+    return this.request(this.subjects.register(agentType), req, opts.timeoutMs);
+  }
+
+  async heartbeat(agentType: string, instanceId: string, req: HeartbeatRequest = {}, opts: { timeoutMs?: number } = {}): Promise<HeartbeatReply> {
+    const subject = this.subjects.heartbeat(token("agent_type", agentType, AGENT_TYPE_RE), token("instance_id", instanceId, INSTANCE_ID_RE));
+    return this.request(subject, req, opts.timeoutMs);
+  }
+
+  async deregister(agentType: string, instanceId: string, req: DeregisterRequest = {}, opts: { timeoutMs?: number } = {}): Promise<DeregisterReply> {
+    const subject = this.subjects.deregisterInstance(
+      token("agent_type", agentType, AGENT_TYPE_RE),
+      token("instance_id", instanceId, INSTANCE_ID_RE),
+    );
+    return this.request(subject, req, opts.timeoutMs);
+  }
+
+  /** Operator action: removes every instance of an agent type. */
+  async deregisterType(agentType: string, req: DeregisterRequest = {}, opts: { timeoutMs?: number } = {}): Promise<DeregisterTypeReply> {
+    return this.request(this.subjects.deregisterType(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+  }
+}

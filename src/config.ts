@@ -1,0 +1,150 @@
+/**
+ * Configuration: environment and flags parsed once with zod, every default in this file,
+ * the result deep-frozen. docs/configuration.md is checked against CONFIG_VARIABLES by a test.
+ */
+import { z } from "zod";
+
+const bool = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
+  .transform((v) => (typeof v === "boolean" ? v : ["true", "1", "yes", "on"].includes(v)));
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : v));
+
+/** One row per setting: environment variable, flag, default, and what it does. */
+export const CONFIG_VARIABLES = [
+  { key: "natsUrl", env: "NATS_URL", flag: "nats", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma-separated" },
+  { key: "natsUser", env: "NATS_USER", flag: "user", default: undefined, doc: "NATS user name" },
+  { key: "natsPassword", env: "NATS_PASSWORD", flag: "password", default: undefined, doc: "NATS password (never logged)" },
+  { key: "natsToken", env: "NATS_TOKEN", flag: "token", default: undefined, doc: "NATS auth token (never logged)" },
+  { key: "natsCreds", env: "NATS_CREDS", flag: "creds", default: undefined, doc: "path of a NATS .creds file (JWT + nkey seed)" },
+  { key: "natsNkeySeedFile", env: "NATS_NKEY_SEED_FILE", flag: "nkey", default: undefined, doc: "path of a file holding an nkey seed" },
+  { key: "natsTlsCa", env: "NATS_TLS_CA", flag: "tls-ca", default: undefined, doc: "CA certificate file for TLS" },
+  { key: "natsTlsCert", env: "NATS_TLS_CERT", flag: "tls-cert", default: undefined, doc: "client certificate file for TLS" },
+  { key: "natsTlsKey", env: "NATS_TLS_KEY", flag: "tls-key", default: undefined, doc: "client key file for TLS" },
+  { key: "embedded", env: "REGISTRY_EMBEDDED", flag: "embedded", default: "auto", doc: "start a local nats-server: auto (only when none answers at the default URL), always, never" },
+  { key: "dataDir", env: "REGISTRY_DATA_DIR", flag: "data-dir", default: ".data", doc: "data directory of the embedded nats-server" },
+  { key: "prefix", env: "REGISTRY_PREFIX", flag: "prefix", default: "registry", doc: "first token of every registry subject" },
+  { key: "bucket", env: "REGISTRY_BUCKET", flag: "bucket", default: "agent-registry", doc: "JetStream KV bucket holding specs and instances" },
+  { key: "replicas", env: "REGISTRY_REPLICAS", flag: "replicas", default: 1, doc: "replicas of the bucket and of the events stream (3 on a cluster)" },
+  { key: "history", env: "REGISTRY_HISTORY", flag: "history", default: 1, doc: "values kept per key in the bucket (1..64)" },
+  { key: "eventsStream", env: "REGISTRY_EVENTS_STREAM", flag: "events-stream", default: "REGISTRY_EVENTS", doc: "JetStream stream keeping registry events" },
+  { key: "eventsMaxAgeMs", env: "REGISTRY_EVENTS_MAX_AGE_MS", flag: "events-max-age-ms", default: 7 * 24 * 3600_000, doc: "how long stored events are kept" },
+  { key: "heartbeatEvents", env: "REGISTRY_HEARTBEAT_EVENTS", flag: "heartbeat-events", default: true, doc: "publish registry.agent.heartbeat events (core NATS, not stored)" },
+  { key: "missedHeartbeats", env: "REGISTRY_MISSED_HEARTBEATS", flag: "missed-heartbeats", default: 3, doc: "heartbeat intervals without a heartbeat before an instance is evicted" },
+  { key: "defaultHeartbeatIntervalMs", env: "REGISTRY_DEFAULT_HEARTBEAT_INTERVAL_MS", flag: "default-heartbeat-interval-ms", default: 30000, doc: "interval given to agents that ask for none" },
+  { key: "minHeartbeatIntervalMs", env: "REGISTRY_MIN_HEARTBEAT_INTERVAL_MS", flag: "min-heartbeat-interval-ms", default: 1000, doc: "smallest heartbeat interval accepted (tests use 100)" },
+  { key: "maxHeartbeatIntervalMs", env: "REGISTRY_MAX_HEARTBEAT_INTERVAL_MS", flag: "max-heartbeat-interval-ms", default: 3600000, doc: "largest heartbeat interval accepted" },
+  { key: "retentionMs", env: "REGISTRY_RETENTION_MS", flag: "retention-ms", default: 24 * 3600_000, doc: "how long a deregistered agent type stays visible to get and list" },
+  { key: "maxPayloadBytes", env: "REGISTRY_MAX_PAYLOAD_BYTES", flag: "max-payload-bytes", default: 262144, doc: "largest request body accepted, checked before parsing" },
+  { key: "maxDepth", env: "REGISTRY_MAX_DEPTH", flag: "max-depth", default: 64, doc: "deepest JSON nesting accepted in a request" },
+  { key: "duplicateCapabilities", env: "REGISTRY_DUPLICATE_CAPABILITIES", flag: "duplicate-capabilities", default: "allow", doc: "allow or reject a capability already provided by another agent type" },
+  { key: "leaseMs", env: "REGISTRY_LEASE_MS", flag: "lease-ms", default: 5000, doc: "evictor lease: a replica that stops renewing loses eviction duty after this long" },
+  { key: "evictionTickMs", env: "REGISTRY_EVICTION_TICK_MS", flag: "eviction-tick-ms", default: 250, doc: "how often the evicting replica checks deadlines" },
+  { key: "selfPreservationRatio", env: "REGISTRY_SELF_PRESERVATION_RATIO", flag: "self-preservation-ratio", default: 0, doc: "pause evictions when more than this share of live instances would go in one window (0 = off)" },
+  { key: "requestTimeoutMs", env: "REGISTRY_REQUEST_TIMEOUT_MS", flag: "request-timeout-ms", default: 5000, doc: "timeout of JetStream API calls and store writes" },
+  { key: "httpPort", env: "REGISTRY_HTTP_PORT", flag: "http-port", default: 8080, doc: "ops HTTP server port (/metrics /healthz /readyz); 0 picks a free port" },
+  { key: "httpHost", env: "REGISTRY_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "ops HTTP server address" },
+  { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
+  { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
+  { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
+] as const;
+
+export const configSchema = z.object({
+  natsUrl: z.string().min(1).default("nats://127.0.0.1:4222"),
+  natsUser: optionalString,
+  natsPassword: optionalString,
+  natsToken: optionalString,
+  natsCreds: optionalString,
+  natsNkeySeedFile: optionalString,
+  natsTlsCa: optionalString,
+  natsTlsCert: optionalString,
+  natsTlsKey: optionalString,
+  embedded: z.enum(["auto", "always", "never"]).default("auto"),
+  dataDir: z.string().min(1).default(".data"),
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "dot-separated subject tokens").default("registry"),
+  bucket: z.string().regex(/^[A-Za-z0-9_-]+$/, "a KV bucket name").default("agent-registry"),
+  replicas: int(1, 5).default(1),
+  history: int(1, 64).default(1),
+  eventsStream: z.string().regex(/^[A-Za-z0-9_-]+$/, "a stream name").default("REGISTRY_EVENTS"),
+  eventsMaxAgeMs: int(1000).default(7 * 24 * 3600_000),
+  heartbeatEvents: bool.default(true),
+  missedHeartbeats: int(1, 100).default(3),
+  defaultHeartbeatIntervalMs: int(1).default(30000),
+  minHeartbeatIntervalMs: int(1).default(1000),
+  maxHeartbeatIntervalMs: int(1).default(3600000),
+  retentionMs: int(0).default(24 * 3600_000),
+  maxPayloadBytes: int(256, 64 * 1024 * 1024).default(262144),
+  maxDepth: int(2, 1000).default(64),
+  duplicateCapabilities: z.enum(["allow", "reject"]).default("allow"),
+  leaseMs: int(200).default(5000),
+  evictionTickMs: int(10, 10000).default(250),
+  selfPreservationRatio: z.coerce.number().min(0).max(1).default(0),
+  requestTimeoutMs: int(100).default(5000),
+  httpPort: int(0, 65535).default(8080),
+  httpHost: z.string().min(1).default("0.0.0.0"),
+  registryFile: optionalString,
+  replicaName: optionalString,
+  logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+})
+  .refine((c) => c.minHeartbeatIntervalMs <= c.maxHeartbeatIntervalMs, {
+    message: "REGISTRY_MIN_HEARTBEAT_INTERVAL_MS must not exceed REGISTRY_MAX_HEARTBEAT_INTERVAL_MS",
+    path: ["minHeartbeatIntervalMs"],
+  });
+
+export type Config = Readonly<z.infer<typeof configSchema>>;
+export type ConfigInput = Partial<z.input<typeof configSchema>>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Builds the configuration from the environment, then flags (flags win), then `overrides`
+ * (used by tests and embedding code). Errors name the variable or flag that was wrong.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = {},
+  flags: Readonly<Record<string, string | boolean | undefined>> = {},
+  overrides: ConfigInput = {},
+): Config {
+  const raw: Record<string, unknown> = {};
+  for (const v of CONFIG_VARIABLES) {
+    const fromEnv = env[v.env];
+    if (fromEnv !== undefined && fromEnv !== "") raw[v.key] = fromEnv;
+    const fromFlag = flags[v.flag];
+    if (fromFlag !== undefined) raw[v.key] = fromFlag;
+  }
+  Object.assign(raw, overrides);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? "");
+      const v = CONFIG_VARIABLES.find((c) => c.key === key);
+      const name = v ? `${v.env} / --${v.flag}` : key;
+      return `${name}: ${issue.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  return deepFreeze(parsed.data);
+}
+
+/** The configuration as it may be logged: secrets replaced. */
+export function redactedConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const key of ["natsPassword", "natsToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,165 @@
+/**
+ * Secondary indexes over the view's agents, so queries (route, find, list, lookup) touch
+ * only the agents that can match instead of scanning the whole fleet. The view calls
+ * `update` whenever an agent's spec, status or instances change; plain heartbeats do not
+ * change anything indexed here, so they need not call it.
+ *
+ * The index holds every agent it is given, deregistered ones included (get and list still
+ * show them during retention); callers filter on status and visibility.
+ */
+import type { AgentState } from "./model.js";
+
+const EMPTY: ReadonlySet<string> = new Set<string>();
+
+/** A key -> set of agent types map that drops a key when its last agent leaves. */
+class SetIndex {
+  private readonly sets = new Map<string, Set<string>>();
+
+  add(key: string, agentType: string): void {
+    let set = this.sets.get(key);
+    if (!set) {
+      set = new Set();
+      this.sets.set(key, set);
+    }
+    set.add(agentType);
+  }
+
+  delete(key: string, agentType: string): void {
+    const set = this.sets.get(key);
+    if (!set) return;
+    set.delete(agentType);
+    if (set.size === 0) this.sets.delete(key);
+  }
+
+  get(key: string): ReadonlySet<string> {
+    return this.sets.get(key) ?? EMPTY;
+  }
+}
+
+/** The index keys one agent contributes, computed from its state alone so removal mirrors insertion. */
+type AgentKeys = {
+  capabilities: string[];
+  tags: string[];
+  specTags: string[];
+  runtime: string | undefined;
+  owner: string;
+};
+
+function keysOf(agent: AgentState): AgentKeys {
+  const capabilities: string[] = [];
+  const tags = new Set<string>();
+  for (const cap of agent.spec.capabilities) {
+    capabilities.push(cap.name);
+    for (const t of cap.tags) tags.add(t);
+  }
+  return {
+    capabilities,
+    tags: [...tags],
+    specTags: Object.entries(agent.spec.tags).map(([k, v]) => specTagKey(k, v)),
+    runtime: agent.spec.runtime,
+    owner: agent.spec.owner_team,
+  };
+}
+
+// JSON keeps (key, value) pairs apart even when a key or value contains any separator.
+const specTagKey = (key: string, value: string): string => JSON.stringify([key, value]);
+
+/**
+ * Position in `sorted` of the first element strictly greater than `cursor`: where a page
+ * that starts after `cursor` begins. agent_types are ASCII, so code-unit order is lexicographic.
+ */
+export function indexAfter(sorted: readonly string[], cursor: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) <= cursor) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class AgentIndex {
+  // The keys indexed for each agent are kept with it: the view updates its agent objects in
+  // place, so the previous keys cannot be recomputed from the object it passes next time.
+  private readonly agents = new Map<string, { agent: AgentState; keys: AgentKeys }>();
+  private readonly capabilities = new SetIndex();
+  private readonly tags = new SetIndex();
+  private readonly specTags = new SetIndex();
+  private readonly runtimes = new SetIndex();
+  private readonly owners = new SetIndex();
+  // Kept sorted on insert/remove (binary search + splice): list pages read it on every call.
+  private readonly sorted: string[] = [];
+
+  /** Sets the state of one agent type; `undefined` removes it. Applying the same state again changes nothing. */
+  update(agentType: string, agent: AgentState | undefined): void {
+    const previous = this.agents.get(agentType);
+    if (previous) this.unindex(agentType, previous.keys);
+    if (agent) {
+      const keys = keysOf(agent);
+      this.index(agentType, keys);
+      this.agents.set(agentType, { agent, keys });
+      if (!previous) this.sorted.splice(indexAfter(this.sorted, agentType), 0, agentType);
+    } else if (previous) {
+      this.agents.delete(agentType);
+      this.sorted.splice(indexAfter(this.sorted, agentType) - 1, 1);
+    }
+  }
+
+  get(agentType: string): AgentState | undefined {
+    return this.agents.get(agentType)?.agent;
+  }
+
+  /** Agent types with a capability of that exact name. */
+  byCapability(name: string): ReadonlySet<string> {
+    return this.capabilities.get(name);
+  }
+
+  /** Agent types having `tag` on any of their capabilities. */
+  byTag(tag: string): ReadonlySet<string> {
+    return this.tags.get(tag);
+  }
+
+  /** Agent types whose spec.tags map has `key` set to `value`. */
+  bySpecTag(key: string, value: string): ReadonlySet<string> {
+    return this.specTags.get(specTagKey(key, value));
+  }
+
+  byRuntime(runtime: string): ReadonlySet<string> {
+    return this.runtimes.get(runtime);
+  }
+
+  byOwner(team: string): ReadonlySet<string> {
+    return this.owners.get(team);
+  }
+
+  /** Every agent type, in lexicographic order. Do not mutate; it changes on the next update. */
+  sortedTypes(): readonly string[] {
+    return this.sorted;
+  }
+
+  /** Every agent, in no particular order. */
+  *all(): IterableIterator<AgentState> {
+    for (const entry of this.agents.values()) yield entry.agent;
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  private index(agentType: string, keys: AgentKeys): void {
+    for (const c of keys.capabilities) this.capabilities.add(c, agentType);
+    for (const t of keys.tags) this.tags.add(t, agentType);
+    for (const t of keys.specTags) this.specTags.add(t, agentType);
+    if (keys.runtime !== undefined) this.runtimes.add(keys.runtime, agentType);
+    this.owners.add(keys.owner, agentType);
+  }
+
+  private unindex(agentType: string, keys: AgentKeys): void {
+    for (const c of keys.capabilities) this.capabilities.delete(c, agentType);
+    for (const t of keys.tags) this.tags.delete(t, agentType);
+    for (const t of keys.specTags) this.specTags.delete(t, agentType);
+    if (keys.runtime !== undefined) this.runtimes.delete(keys.runtime, agentType);
+    this.owners.delete(keys.owner, agentType);
+  }
+}

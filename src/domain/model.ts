@@ -1,0 +1,59 @@
+/**
+ * The state the registry holds about agents, as the view keeps it in memory. Times are
+ * epoch milliseconds stamped by the registry's own clock; the wire shows them as ISO 8601.
+ */
+import type { AgentSpec } from "./spec.js";
+
+export const InstanceStatus = { Registered: "registered", Ready: "ready", Draining: "draining" } as const;
+export type InstanceStatus = (typeof InstanceStatus)[keyof typeof InstanceStatus];
+
+export const AgentStatus = { ...InstanceStatus, Deregistered: "deregistered" } as const;
+export type AgentStatus = (typeof AgentStatus)[keyof typeof AgentStatus];
+
+export const STATIC_INSTANCE_ID = "static";
+
+export type InstanceState = {
+  readonly agent_type: string;
+  readonly instance_id: string;
+  readonly version: string;
+  readonly status: InstanceStatus;
+  readonly registered_at: number;
+  readonly last_heartbeat: number;
+  readonly heartbeat_interval_ms: number;
+  readonly active_tasks: number;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** Store revision of the instance record. */
+  readonly revision: number;
+};
+
+export type AgentState = {
+  readonly agent_type: string;
+  readonly spec: AgentSpec;
+  /** When the agent type was first registered (kept across spec updates). */
+  readonly registered_at: number;
+  /** Store revision of the spec record. */
+  readonly revision: number;
+  /** Live instances by instance_id. */
+  readonly instances: ReadonlyMap<string, InstanceState>;
+  /** Aggregate over instances: ready > draining > registered; none live: deregistered. */
+  readonly status: AgentStatus;
+  /** When the last live instance left; null while any is live. */
+  readonly deregistered_at: number | null;
+};
+
+/** Aggregate status of an agent from its live instances (PROTOCOL.md section 2, AgentView). */
+export function aggregateStatus(instances: Iterable<InstanceState>): AgentStatus {
+  let best: AgentStatus = AgentStatus.Deregistered;
+  for (const i of instances) {
+    if (i.status === InstanceStatus.Ready) return AgentStatus.Ready;
+    if (i.status === InstanceStatus.Draining) best = AgentStatus.Draining;
+    else if (best === AgentStatus.Deregistered) best = AgentStatus.Registered;
+  }
+  return best;
+}
+
+/** Who may see an agent: shared agents (no tenant_scope) are seen by all, scoped ones by their tenant only. */
+export function visibleTo(agent: AgentState, tenant: string | null): boolean {
+  const scope = agent.spec.tenant_scope;
+  return scope === null || scope === tenant;
+}

@@ -1,0 +1,85 @@
+/**
+ * Checks that capability input/output schemas compile (PROTOCOL.md section 3). Schemas
+ * come from agents, so ajv runs with `$data` off, no remote loader (a remote `$ref` fails
+ * to resolve), strict keywords, and bounds on size and pattern shape that the docs state
+ * (docs/reliability.md). Results are cached by the schema's text, so an agent that
+ * re-registers the same spec does not pay for compilation again.
+ */
+import { Ajv } from "ajv";
+
+/** Largest schema accepted, as JSON text. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+/** Longest `pattern` accepted; longer patterns are where catastrophic backtracking hides. */
+export const MAX_PATTERN_LENGTH = 512;
+const CACHE_LIMIT = 10_000;
+
+// Nested quantifiers such as (a+)+ or (\w*)* are the classic exponential-backtracking shape.
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]/;
+
+export class SchemaChecker {
+  private readonly ajv: Ajv;
+  private readonly cache = new Map<string, string | null>();
+
+  constructor() {
+    this.ajv = new Ajv({
+      strict: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      allowUnionTypes: true,
+      validateFormats: false,
+      $data: false,
+      addUsedSchema: false,
+      allErrors: false,
+    });
+  }
+
+  /** null when the schema compiles, else a one-line reason. */
+  check(schema: unknown): string | null {
+    const text = JSON.stringify(schema);
+    const cached = this.cache.get(text);
+    if (cached !== undefined) return cached;
+    const result = this.compile(schema, text);
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(text, result);
+    return result;
+  }
+
+  private compile(schema: unknown, text: string): string | null {
+    if (typeof schema === "boolean") return null;
+    if (text.length > MAX_SCHEMA_BYTES) return `schema is ${text.length} bytes; the limit is ${MAX_SCHEMA_BYTES}`;
+    const patternProblem = findBadPattern(schema);
+    if (patternProblem) return patternProblem;
+    try {
+      this.ajv.compile(schema as object);
+      return null;
+    } catch (e) {
+      return oneLine((e as Error).message);
+    } finally {
+      // Compiled schemas are not used later; drop them so the ajv instance does not grow.
+      this.ajv.removeSchema(schema as object);
+    }
+  }
+}
+
+function findBadPattern(schema: unknown): string | null {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === "pattern" && typeof value === "string") || (key === "patternProperties" && isObject(value))) {
+        const patterns = key === "pattern" ? [value as string] : Object.keys(value as object);
+        for (const p of patterns) {
+          if (p.length > MAX_PATTERN_LENGTH) return `pattern is ${p.length} characters; the limit is ${MAX_PATTERN_LENGTH}`;
+          if (NESTED_QUANTIFIER.test(p)) return `pattern ${JSON.stringify(p.slice(0, 80))} nests quantifiers (catastrophic backtracking)`;
+        }
+      }
+      if (typeof value === "object" && value !== null) stack.push(value);
+    }
+  }
+  return null;
+}
+
+const isObject = (v: unknown): v is object => typeof v === "object" && v !== null && !Array.isArray(v);
+const oneLine = (s: string): string => s.replace(/\s+/g, " ").slice(0, 300);

@@ -1,0 +1,381 @@
+/**
+ * The in-memory view every replica builds from the bucket's change log. Entries are applied
+ * in store order; each apply returns the events that transition caused, so events come from
+ * the store alone (PROTOCOL.md section 5). Applying is idempotent by revision: an entry at or
+ * below the last applied revision is ignored, which makes a watch that resumes with overlap safe.
+ * The view mutates in place (100,000 heartbeats a minute must not copy the world); readers get
+ * ReadonlyMap/readonly types.
+ */
+import {
+  decodeAgentRecord,
+  decodeInstanceRecord,
+  parseKey,
+  type RemovalReason,
+} from "./records.js";
+import { AgentStatus, aggregateStatus, type AgentState, type InstanceState } from "./model.js";
+import type { RegistryEvent, StoreEvent } from "./events.js";
+import type { Current } from "./registration.js";
+import type { AgentSpec } from "./spec.js";
+
+export type StoreEntry = {
+  readonly key: string;
+  readonly revision: number;
+  readonly operation: "PUT" | "DEL" | "PURGE";
+  readonly value: Uint8Array;
+  /** When the store accepted the write (ms); the time of derived events. */
+  readonly created: number;
+};
+
+/** Something kept in step with agents (query indexes); told of every change but plain heartbeats. */
+export type AgentListener = { update(agentType: string, agent: AgentState | undefined): void };
+
+type Tombstone = { readonly at: number; readonly reason: RemovalReason; readonly revision: number };
+
+type MutableAgent = {
+  agent_type: string;
+  spec: AgentSpec;
+  registered_at: number;
+  updated_at: number;
+  revision: number;
+  instances: Map<string, InstanceState>;
+  status: AgentStatus;
+  deregistered_at: number | null;
+  /** Instances that left and whose tombstones are still in the store. */
+  gone: Map<string, Tombstone>;
+  static: boolean;
+  /** Capability name -> signature of what a coordinator sees of it, computed once per spec. */
+  capSigs: ReadonlyMap<string, string>;
+};
+
+type Snapshot = { status: AgentStatus; caps: ReadonlyMap<string, string> };
+
+export class RegistryView {
+  /** Last store revision applied. */
+  revision = 0;
+  /** Entries that did not decode (written by something that is not this registry). */
+  undecodable = 0;
+  private readonly agents = new Map<string, MutableAgent>();
+  /** Instances whose agent record is not (yet) known: kept so order of arrival does not matter. */
+  private readonly orphans = new Map<string, Map<string, InstanceState>>();
+  private readonly orphanTombstones = new Map<string, Map<string, Tombstone>>();
+  /** capability name -> agent types declaring it (any status). */
+  private readonly capabilityIndex = new Map<string, Set<string>>();
+  private readonly listeners: AgentListener[] = [];
+
+  addListener(listener: AgentListener): void {
+    this.listeners.push(listener);
+    for (const a of this.agents.values()) listener.update(a.agent_type, a);
+  }
+
+  get(agentType: string): AgentState | undefined {
+    return this.agents.get(agentType);
+  }
+
+  all(): IterableIterator<AgentState> {
+    return this.agents.values();
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  /** Agent types declaring a capability, whatever their status. */
+  providersOf(capability: string): ReadonlySet<string> {
+    return this.capabilityIndex.get(capability) ?? EMPTY;
+  }
+
+  capabilityNames(): IterableIterator<string> {
+    return this.capabilityIndex.keys();
+  }
+
+  instance(agentType: string, instanceId: string): InstanceState | undefined {
+    return this.agents.get(agentType)?.instances.get(instanceId) ?? this.orphans.get(agentType)?.get(instanceId);
+  }
+
+  /** Tombstones (instances that left) of an agent type, for the retention sweep. */
+  tombstones(agentType: string): ReadonlyMap<string, Tombstone> {
+    return this.agents.get(agentType)?.gone ?? this.orphanTombstones.get(agentType) ?? EMPTY_MAP;
+  }
+
+  /** Agent types with tombstones but no agent record; the sweep clears them too. */
+  orphanTombstoneTypes(): IterableIterator<string> {
+    return this.orphanTombstones.keys();
+  }
+
+  /** The stored records of an agent and one of its instances as this view last saw them. */
+  current(agentType: string, instanceId: string | null): Current {
+    const a = this.agents.get(agentType);
+    const agent = a
+      ? {
+          record: {
+            kind: "agent" as const,
+            spec: a.spec,
+            registered_at: a.registered_at,
+            updated_at: a.updated_at,
+            ...(a.static ? { static: true } : {}),
+          },
+          revision: a.revision,
+        }
+      : null;
+    if (instanceId === null) return { agent, instance: null };
+    const live = this.instance(agentType, instanceId);
+    if (live) {
+      const { agent_type: _t, instance_id: _i, revision, ...rest } = live;
+      return { agent, instance: { record: { kind: "instance", ...rest, spec_changed: false }, revision } };
+    }
+    const gone = this.tombstones(agentType).get(instanceId);
+    if (gone) {
+      return {
+        agent,
+        instance: {
+          record: { kind: "gone", version: "", reason: gone.reason, at: gone.at, registered_at: 0, last_heartbeat: 0 },
+          revision: gone.revision,
+        },
+      };
+    }
+    return { agent, instance: null };
+  }
+
+  isStatic(agentType: string): boolean {
+    return this.agents.get(agentType)?.static ?? false;
+  }
+
+  /** Records a revision that carries no agent data (a reserved key), so min_revision waits see it. */
+  noteRevision(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+  }
+
+  apply(entry: StoreEntry): StoreEvent[] {
+    if (entry.revision <= this.revision) return [];
+    this.revision = entry.revision;
+    const key = parseKey(entry.key);
+    let events: RegistryEvent[] = [];
+    if (key.kind === "agent") events = this.applyAgent(key.agentType, entry);
+    else if (key.kind === "instance") events = this.applyInstance(key.agentType, key.instanceId, entry);
+    return events.map((e, index) => ({ ...e, revision: entry.revision, index, time: entry.created }));
+  }
+
+  private applyAgent(agentType: string, entry: StoreEntry): RegistryEvent[] {
+    const existing = this.agents.get(agentType);
+    const before = snapshot(existing);
+    if (entry.operation !== "PUT") {
+      if (!existing) return [];
+      this.agents.delete(agentType);
+      this.unindexCapabilities(existing.agent_type, existing.spec);
+      this.notify(agentType, undefined);
+      return this.capabilityEvents(agentType, before, snapshot(undefined), entry.revision);
+    }
+    const record = decodeAgentRecord(entry.value);
+    if (!record) {
+      this.undecodable++;
+      return [];
+    }
+    let agent: MutableAgent;
+    if (existing) {
+      this.unindexCapabilities(agentType, existing.spec);
+      agent = existing;
+      agent.spec = record.spec;
+      agent.registered_at = record.registered_at;
+      agent.updated_at = record.updated_at;
+      agent.revision = entry.revision;
+      agent.static = record.static === true;
+      agent.capSigs = capabilitySignatures(record.spec);
+    } else {
+      agent = {
+        agent_type: agentType,
+        spec: record.spec,
+        registered_at: record.registered_at,
+        updated_at: record.updated_at,
+        revision: entry.revision,
+        instances: this.orphans.get(agentType) ?? new Map(),
+        status: AgentStatus.Deregistered,
+        deregistered_at: null,
+        gone: this.orphanTombstones.get(agentType) ?? new Map(),
+        static: record.static === true,
+        capSigs: capabilitySignatures(record.spec),
+      };
+      this.orphans.delete(agentType);
+      this.orphanTombstones.delete(agentType);
+      this.agents.set(agentType, agent);
+    }
+    this.indexCapabilities(agentType, agent.spec);
+    this.refreshStatus(agent);
+    this.notify(agentType, agent);
+    return this.capabilityEvents(agentType, before, snapshot(agent), entry.revision);
+  }
+
+  private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): RegistryEvent[] {
+    const agent = this.agents.get(agentType);
+    const instances = agent?.instances ?? getOrCreate(this.orphans, agentType);
+    const gone = agent?.gone ?? getOrCreate(this.orphanTombstones, agentType);
+    const previous = instances.get(instanceId);
+    const before = snapshot(agent);
+    const events: RegistryEvent[] = [];
+    const record = entry.operation === "PUT" ? decodeInstanceRecord(entry.value) : null;
+    if (entry.operation === "PUT" && !record) {
+      this.undecodable++;
+      return [];
+    }
+
+    if (record && record.kind === "instance") {
+      const next: InstanceState = {
+        agent_type: agentType,
+        instance_id: instanceId,
+        version: record.version,
+        status: record.status,
+        registered_at: record.registered_at,
+        last_heartbeat: record.last_heartbeat,
+        heartbeat_interval_ms: record.heartbeat_interval_ms,
+        active_tasks: record.active_tasks,
+        metadata: record.metadata,
+        revision: entry.revision,
+      };
+      instances.set(instanceId, next);
+      gone.delete(instanceId);
+      if (agent) {
+        if (!previous) {
+          events.push({
+            type: "registry.agent.registered",
+            subject: agentType,
+            data: {
+              agent_type: agentType,
+              version: record.version,
+              instance_id: instanceId,
+              tenant_scope: agent.spec.tenant_scope,
+              first_instance: instances.size === 1,
+              spec_changed: record.spec_changed,
+              revision: entry.revision,
+            },
+          });
+        } else if (previous.status !== next.status) {
+          events.push({
+            type: "registry.agent.status_changed",
+            subject: agentType,
+            data: { agent_type: agentType, instance_id: instanceId, from: previous.status, to: next.status, revision: entry.revision },
+          });
+        }
+      }
+    } else {
+      // A tombstone (the instance left, with its reason) or a DEL/PURGE of the key.
+      if (record && record.kind === "gone") gone.set(instanceId, { at: record.at, reason: record.reason, revision: entry.revision });
+      else gone.delete(instanceId);
+      if (previous) {
+        instances.delete(instanceId);
+        if (agent) {
+          events.push({
+            type: "registry.agent.deregistered",
+            subject: agentType,
+            data: {
+              agent_type: agentType,
+              instance_id: instanceId,
+              reason: record && record.kind === "gone" ? record.reason : "operator",
+              agent_removed: instances.size === 0,
+              last_heartbeat: new Date(previous.last_heartbeat).toISOString(),
+              revision: entry.revision,
+            },
+          });
+        }
+      }
+    }
+    if (!agent) return [];
+    const statusBefore = agent.status;
+    this.refreshStatus(agent);
+    if (events.length > 0 || statusBefore !== agent.status) this.notify(agentType, agent);
+    return events.concat(this.capabilityEvents(agentType, before, snapshot(agent), entry.revision));
+  }
+
+  private refreshStatus(agent: MutableAgent): void {
+    agent.status = aggregateStatus(agent.instances.values());
+    if (agent.status !== AgentStatus.Deregistered) agent.deregistered_at = null;
+    else {
+      let last = agent.updated_at;
+      for (const t of agent.gone.values()) if (t.at > last) last = t.at;
+      agent.deregistered_at = last;
+    }
+  }
+
+  /**
+   * `registry.capability.changed`: a capability's set of ready providers or its schema changed
+   * because of this agent. added = first ready provider, removed = last one gone.
+   */
+  private capabilityEvents(agentType: string, before: Snapshot, after: Snapshot, _revision: number): RegistryEvent[] {
+    if (before.caps === after.caps) return [];
+    const events: RegistryEvent[] = [];
+    const names = new Set([...before.caps.keys(), ...after.caps.keys()]);
+    for (const name of [...names].sort()) {
+      const had = before.caps.get(name);
+      const has = after.caps.get(name);
+      if (had === has) continue;
+      const providers = this.readyProviders(name);
+      const othersReady = providers.filter((p) => p !== agentType).length;
+      let change: "added" | "removed" | "updated";
+      if (had === undefined) change = othersReady === 0 ? "added" : "updated";
+      else if (has === undefined) change = othersReady === 0 ? "removed" : "updated";
+      else change = "updated";
+      events.push({
+        type: "registry.capability.changed",
+        subject: name,
+        data: { capability: name, change, providers, revision: _revision },
+      });
+    }
+    return events;
+  }
+
+  readyProviders(capability: string): string[] {
+    const out: string[] = [];
+    for (const t of this.providersOf(capability)) if (this.agents.get(t)?.status === AgentStatus.Ready) out.push(t);
+    return out.sort();
+  }
+
+  private indexCapabilities(agentType: string, spec: AgentSpec): void {
+    for (const c of spec.capabilities) getOrCreateSet(this.capabilityIndex, c.name).add(agentType);
+  }
+
+  private unindexCapabilities(agentType: string, spec: AgentSpec): void {
+    for (const c of spec.capabilities) {
+      const set = this.capabilityIndex.get(c.name);
+      set?.delete(agentType);
+      if (set && set.size === 0) this.capabilityIndex.delete(c.name);
+    }
+  }
+
+  private notify(agentType: string, agent: AgentState | undefined): void {
+    for (const l of this.listeners) l.update(agentType, agent);
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
+
+/** Ready capabilities with a signature of their schemas, to see what a change did to them. */
+const NO_CAPS: ReadonlyMap<string, string> = new Map();
+
+/** Ready capabilities with their signatures: what a change did to them is a map comparison. */
+function snapshot(agent: MutableAgent | undefined): Snapshot {
+  const ready = agent !== undefined && agent.status === AgentStatus.Ready;
+  return { status: agent?.status ?? AgentStatus.Deregistered, caps: ready ? agent.capSigs : NO_CAPS };
+}
+
+function capabilitySignatures(spec: AgentSpec): Map<string, string> {
+  const sigs = new Map<string, string>();
+  for (const c of spec.capabilities) sigs.set(c.name, JSON.stringify([c.description, c.input_schema, c.output_schema]));
+  return sigs;
+}
+
+function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let m = map.get(key);
+  if (!m) {
+    m = new Map();
+    map.set(key, m);
+  }
+  return m;
+}
+
+function getOrCreateSet(map: Map<string, Set<string>>, key: string): Set<string> {
+  let s = map.get(key);
+  if (!s) {
+    s = new Set();
+    map.set(key, s);
+  }
+  return s;
+}

@@ -1,0 +1,156 @@
+/**
+ * Evicts instances whose deadline passed (domain/liveness.ts), on the replica that holds the
+ * evictor lease. An eviction is a compare-and-set of the instance's tombstone against the
+ * revision the view saw: a heartbeat that lands first makes it fail, so an instance is never
+ * evicted after it heartbeated, and two replicas can never both evict it. Evictions run with
+ * bounded concurrency so a mass expiry stays within the 1 s lateness target.
+ * It also sweeps what outlived the retention period: tombstones and deregistered agent types.
+ */
+import { StoreConflictError, type Store } from "../domain/ports.js";
+import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/records.js";
+import { planEvictions, type LivenessPolicy } from "../domain/liveness.js";
+import { AgentStatus, type InstanceState } from "../domain/model.js";
+import type { RegistryView } from "../domain/view.js";
+import type { Clock } from "./clock.js";
+import type { Logger } from "./logger.js";
+
+const CONCURRENCY = 64;
+const SWEEP_EVERY_MS = 30_000;
+
+export type EvictorHooks = {
+  onEvicted?: (instance: InstanceState, latenessMs: number) => void;
+  onSelfPreservation?: (active: boolean, detail: { overdue: number; live: number; ratio: number }) => void;
+};
+
+export class Evictor {
+  private timer: NodeJS.Timeout | null = null;
+  private graceStart = 0;
+  private running = false;
+  private readonly inFlight = new Set<string>();
+  private lastSweep = 0;
+  private preserving = false;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      view: RegistryView;
+      clock: Clock;
+      log: Logger;
+      policy: LivenessPolicy;
+      tickMs: number;
+      retentionMs: number;
+      hooks?: EvictorHooks;
+    },
+  ) {}
+
+  /** Starts evicting; no deadline falls before `graceStart` + the instance's eviction window. */
+  start(graceStart: number): void {
+    this.stop();
+    this.graceStart = graceStart;
+    this.lastSweep = this.deps.clock.now();
+    this.timer = setInterval(() => void this.tick(), this.deps.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.preserving) this.setPreserving(false, { overdue: 0, live: 0, ratio: 0 });
+  }
+
+  get active(): boolean {
+    return this.timer !== null;
+  }
+
+  /** One pass; exposed for tests that drive a manual clock. */
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const now = this.deps.clock.now();
+      const plan = planEvictions(this.liveInstances(), now, this.graceStart, this.deps.policy);
+      const overdue = plan.due.length;
+      this.setPreserving(plan.paused, { overdue, live: plan.live, ratio: plan.ratio });
+      if (!plan.paused && overdue > 0) await this.evictAll(plan.due, now);
+      if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+        this.lastSweep = now;
+        await this.sweep(now);
+      }
+    } catch (e) {
+      this.deps.log.error({ err: e }, "eviction pass failed");
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private *liveInstances(): Generator<InstanceState> {
+    for (const agent of this.deps.view.all()) yield* agent.instances.values();
+  }
+
+  private async evictAll(due: InstanceState[], now: number): Promise<void> {
+    const queue = due.filter((i) => !this.inFlight.has(key(i)));
+    const worker = async (): Promise<void> => {
+      for (let next = queue.shift(); next; next = queue.shift()) await this.evict(next, now);
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+  }
+
+  private async evict(instance: InstanceState, now: number): Promise<void> {
+    const k = key(instance);
+    this.inFlight.add(k);
+    try {
+      const record = encodeRecord({
+        kind: "gone",
+        version: instance.version,
+        reason: RemovalReason.Evicted,
+        at: now,
+        registered_at: instance.registered_at,
+        last_heartbeat: instance.last_heartbeat,
+      });
+      await this.deps.store.write(instanceKey(instance.agent_type, instance.instance_id), record, instance.revision);
+      const deadline = instance.last_heartbeat + this.deps.policy.missedHeartbeats * instance.heartbeat_interval_ms;
+      const lateness = this.deps.clock.now() - Math.max(deadline, this.graceStart);
+      this.deps.hooks?.onEvicted?.(instance, lateness);
+      this.deps.log.info({ agent_type: instance.agent_type, instance_id: instance.instance_id, lateness_ms: lateness }, "evicted");
+    } catch (e) {
+      // A heartbeat (or another replica) got there first; the next pass looks again.
+      if (!(e instanceof StoreConflictError)) this.deps.log.warn({ err: e, instance: k }, "eviction write failed");
+    } finally {
+      this.inFlight.delete(k);
+    }
+  }
+
+  /** Removes tombstones and deregistered agent types older than the retention period. */
+  private async sweep(now: number): Promise<void> {
+    const cutoff = now - this.deps.retentionMs;
+    const { view, store } = this.deps;
+    const types = new Set<string>([...view.orphanTombstoneTypes()]);
+    for (const a of view.all()) types.add(a.agent_type);
+    for (const agentType of types) {
+      for (const [instanceId, t] of view.tombstones(agentType)) {
+        if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision));
+      }
+      const agent = view.get(agentType);
+      if (agent && agent.status === AgentStatus.Deregistered && (agent.deregistered_at ?? now) <= cutoff && view.tombstones(agentType).size === 0) {
+        await this.quietly(() => store.remove(agentKey(agentType), agent.revision));
+      }
+    }
+  }
+
+  private async quietly(op: () => Promise<void>): Promise<void> {
+    try {
+      await op();
+    } catch (e) {
+      if (!(e instanceof StoreConflictError)) this.deps.log.warn({ err: e }, "retention sweep write failed");
+    }
+  }
+
+  private setPreserving(active: boolean, detail: { overdue: number; live: number; ratio: number }): void {
+    if (active === this.preserving) return;
+    this.preserving = active;
+    this.deps.log.warn({ ...detail, active }, active ? "self-preservation: evictions paused" : "self-preservation over: evictions resume");
+    this.deps.hooks?.onSelfPreservation?.(active, detail);
+  }
+}
+
+const key = (i: InstanceState): string => `${i.agent_type}.${i.instance_id}`;

@@ -1,0 +1,169 @@
+/**
+ * The query use cases of PROTOCOL.md section 2, answered from this replica's view and its
+ * indexes (no store round trip). Every answer carries the revision it reflects; a query with
+ * `min_revision` first waits (up to 2 s) for the view to reach it, else `stale_view`.
+ */
+import semver from "semver";
+import { AgentIndex, indexAfter } from "../domain/agent-index.js";
+import { agentView, compareProviders, lookupProvider, type AgentView } from "../domain/agent-view.js";
+import { discover, find } from "../domain/discovery.js";
+import { ErrorCode, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
+import {
+  capabilitiesQuery,
+  discoverQuery,
+  findQuery,
+  getQuery,
+  listQuery,
+  lookupQuery,
+  routeQuery,
+  searchQuery,
+} from "../domain/messages.js";
+import { AgentStatus, visibleTo, type AgentState } from "../domain/model.js";
+import { route } from "../domain/routing.js";
+import { SearchIndex } from "../domain/search.js";
+import type { Capability } from "../domain/spec.js";
+import { parseMessage } from "../domain/validation.js";
+import type { RegistryView } from "../domain/view.js";
+import type { QueryOp } from "../adapters/nats/subjects.js";
+
+export const MIN_REVISION_WAIT_MS = 2000;
+
+type Body = Record<string, unknown>;
+type Tenant = string | null;
+
+export class QueryService {
+  readonly index = new AgentIndex();
+  readonly search = new SearchIndex();
+
+  constructor(
+    private readonly view: RegistryView,
+    private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<boolean>,
+  ) {
+    view.addListener(this.index);
+    view.addListener({ update: (type, agent) => this.search.update(type, agent?.spec) });
+  }
+
+  /** Runs one query op; the handler table is the single list of what each op does. */
+  async run(op: QueryOp, body: Body, tenant: Tenant): Promise<object> {
+    const minRevision = body["min_revision"];
+    if (typeof minRevision === "number" && Number.isInteger(minRevision) && minRevision > this.view.revision) {
+      const reached = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
+      if (!reached) {
+        throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; min_revision ${minRevision} not reached in ${MIN_REVISION_WAIT_MS} ms`);
+      }
+    }
+    const revision = this.view.revision;
+    return { ...this.handlers[op](body, tenant), revision };
+  }
+
+  private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant) => object> = {
+    lookup: (body, tenant) => {
+      const q = parseMessage(lookupQuery, body, "lookup");
+      if (q.version !== undefined && semver.validRange(q.version) === null) {
+        throw invalidRequest(`version ${JSON.stringify(q.version)} is not a semver range`, [{ path: "version", message: "not a semver range" }]);
+      }
+      const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
+      const matches: Array<{ agent: AgentState; cap: Capability }> = [];
+      for (const type of this.view.providersOf(q.capability)) {
+        const agent = this.view.get(type);
+        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
+        if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
+        const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
+        if (cap) matches.push({ agent, cap });
+      }
+      matches.sort(compareProviders);
+      return { capability: q.capability, providers: matches.map((m) => lookupProvider(m.agent, m.cap)) };
+    },
+
+    get: (body, tenant) => {
+      const q = parseMessage(getQuery, body, "get");
+      const agent = this.view.get(q.agent_type);
+      if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${q.agent_type} is not registered`);
+      return { agent: agentView(agent) };
+    },
+
+    list: (body, tenant) => {
+      const q = parseMessage(listQuery, body, "list");
+      const statuses = q.status ? new Set<string>(q.status) : null;
+      const limit = q.limit ?? 100;
+      const sorted = this.index.sortedTypes();
+      const start = q.cursor ? indexAfter(sorted, decodeCursor(q.cursor)) : 0;
+      const agents: AgentView[] = [];
+      let next: string | null = null;
+      for (let i = start; i < sorted.length; i++) {
+        const agent = this.view.get(sorted[i]!);
+        if (!agent || !visibleTo(agent, tenant)) continue;
+        if (statuses ? !statuses.has(agent.status) : agent.status === AgentStatus.Deregistered) continue;
+        if (q.owner_team !== undefined && agent.spec.owner_team !== q.owner_team) continue;
+        if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) continue;
+        if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) continue;
+        if (agents.length === limit) {
+          next = encodeCursor(agents[agents.length - 1]!.agent_type);
+          break;
+        }
+        agents.push(agentView(agent));
+      }
+      return { agents, next_cursor: next };
+    },
+
+    capabilities: (body, tenant) => {
+      const q = parseMessage(capabilitiesQuery, body, "capabilities");
+      const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
+      const out: object[] = [];
+      for (const name of [...this.view.capabilityNames()].sort()) {
+        const matches: Array<{ agent: AgentState; cap: Capability }> = [];
+        for (const type of this.view.providersOf(name)) {
+          const agent = this.view.get(type);
+          if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
+          const cap = agent.spec.capabilities.find((c) => c.name === name);
+          if (cap) matches.push({ agent, cap });
+        }
+        if (matches.length === 0) continue;
+        matches.sort(compareProviders);
+        const best = matches[0]!.cap;
+        out.push({
+          name,
+          description: best.description,
+          providers: matches.map((m) => m.agent.agent_type),
+          input_schema: best.input_schema,
+          output_schema: best.output_schema,
+        });
+      }
+      return { capabilities: out };
+    },
+
+    route: (body, tenant) => {
+      const q = parseMessage(routeQuery, body, "route");
+      return route(this.index, q, tenant);
+    },
+
+    find: (body, tenant) => {
+      const q = parseMessage(findQuery, body, "find");
+      return { agents: find(this.index, q, tenant).map(agentView) };
+    },
+
+    search: (body, tenant) => {
+      const q = parseMessage(searchQuery, body, "search");
+      const results = this.search.query(q.query, q.limit ?? 10, (type) => {
+        const agent = this.view.get(type);
+        return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant);
+      });
+      return { results };
+    },
+
+    discover: (body, tenant) => {
+      const q = parseMessage(discoverQuery, body, "discover");
+      const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
+      const visible = [...candidates].filter((a) => a !== undefined && visibleTo(a, tenant));
+      return { agents: discover(visible, q.capability) };
+    },
+  };
+}
+
+/** Cursors are opaque to clients: the last agent_type of the page, base64url-encoded. */
+const encodeCursor = (agentType: string): string => Buffer.from(agentType, "utf8").toString("base64url");
+function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!/^[a-z0-9_-]+$/.test(decoded)) throw invalidRequest("cursor is not one this registry issued", [{ path: "cursor", message: "invalid cursor" }]);
+  return decoded;
+}

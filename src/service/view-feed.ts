@@ -1,0 +1,170 @@
+/**
+ * Keeps this replica's view in step with the bucket. A KV watch is an ordered consumer that
+ * the client recreates silently, and a watch that dies unnoticed is the classic failure
+ * (nats.go#1094, nats.rs#1596), so this feed does not trust it alone:
+ *  - it resumes from the last revision it applied whenever the watch ends or errors, with
+ *    backoff (tight recreate loops leaked consumers in reconnect storms: openobserve#13594);
+ *  - it restarts the watch at once after the connection reconnects (the server may have lost
+ *    the consumer, and waiting for missed heartbeats costs ~10 s);
+ *  - it compares the store's last revision with what it applied every few seconds, and a lag
+ *    that does not move is treated as a dead watch.
+ * Applying is idempotent by revision, so overlap on resume is harmless.
+ */
+import type { StoreReader, StoreEntry, StoreWatch } from "../domain/ports.js";
+import type { RegistryView } from "../domain/view.js";
+import type { StoreEvent } from "../domain/events.js";
+import { parseKey } from "../domain/records.js";
+import type { Logger } from "./logger.js";
+
+export type ViewFeedDeps = {
+  store: StoreReader;
+  view: RegistryView;
+  log: Logger;
+  /** Events derived from changes after the initial load, in store order. */
+  onEvents: (events: StoreEvent[]) => void;
+  /** Entries of reserved keys (the evictor lease). */
+  onReserved: (entry: StoreEntry) => void;
+  onRestart?: (reason: string) => void;
+  onLag?: (lag: number) => void;
+  checkIntervalMs?: number;
+};
+
+export class ViewFeed {
+  private watch: StoreWatch | null = null;
+  private stopped = false;
+  private loadedAt = -1;
+  private loadTarget = 0;
+  private readonly loadedWaiters: Array<() => void> = [];
+  private waiters: Array<{ revision: number; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }> = [];
+  private checkTimer: NodeJS.Timeout | null = null;
+  private lastCheckedRevision = -1;
+  private stalledChecks = 0;
+  private failures = 0;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly deps: ViewFeedDeps) {}
+
+  /** True once the view holds everything the store held when the feed started. */
+  get loaded(): boolean {
+    return this.loadedAt >= 0;
+  }
+
+  async start(): Promise<void> {
+    this.loadTarget = await this.deps.store.lastRevision();
+    if (this.loadTarget === 0) this.markLoaded();
+    this.loop = this.run();
+    const interval = this.deps.checkIntervalMs ?? 3000;
+    this.checkTimer = setInterval(() => void this.checkLag(), interval);
+    this.checkTimer.unref();
+  }
+
+  /** Resolves once the initial load is complete. */
+  whenLoaded(): Promise<void> {
+    return this.loaded ? Promise.resolve() : new Promise((resolve) => this.loadedWaiters.push(resolve));
+  }
+
+  /** Ends the current watch; the loop resumes from the last applied revision. */
+  restart(reason: string): void {
+    if (this.stopped) return;
+    this.deps.log.info({ reason, revision: this.deps.view.revision }, "restarting the bucket watch");
+    this.deps.onRestart?.(reason);
+    this.watch?.stop();
+  }
+
+  /** Waits until the view has applied `revision`; false on timeout. */
+  waitForRevision(revision: number, timeoutMs: number): Promise<boolean> {
+    if (this.deps.view.revision >= revision) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.timer !== timer);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push({ revision, resolve, timer });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.checkTimer) clearInterval(this.checkTimer);
+    this.watch?.stop();
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.resolve(false);
+    }
+    this.waiters = [];
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        this.watch = await this.deps.store.watch(this.deps.view.revision);
+        if (this.stopped) this.watch.stop();
+        for await (const entry of this.watch) {
+          this.failures = 0;
+          this.apply(entry);
+        }
+      } catch (e) {
+        this.failures++;
+        this.deps.log.warn({ err: e, failures: this.failures }, "bucket watch failed");
+      }
+      if (this.stopped) break;
+      // Backoff between recreations: 100 ms doubling to 5 s.
+      await sleep(Math.min(5000, 100 * 2 ** Math.min(this.failures, 6)));
+    }
+  }
+
+  private apply(entry: StoreEntry): void {
+    const view = this.deps.view;
+    const key = parseKey(entry.key);
+    if (key.kind === "reserved") {
+      view.noteRevision(entry.revision);
+      this.deps.onReserved(entry);
+    } else {
+      const events = view.apply(entry);
+      // Entries of the initial load are history: their events were derived when they happened.
+      if (this.loaded && events.length > 0) this.deps.onEvents(events);
+    }
+    if (!this.loaded && view.revision >= this.loadTarget) this.markLoaded();
+    if (this.waiters.length > 0) this.resolveWaiters();
+  }
+
+  private markLoaded(): void {
+    this.loadedAt = this.deps.view.revision;
+    for (const w of this.loadedWaiters.splice(0)) w();
+  }
+
+  private resolveWaiters(): void {
+    const applied = this.deps.view.revision;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (w.revision <= applied) {
+        clearTimeout(w.timer);
+        w.resolve(true);
+      } else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  private async checkLag(): Promise<void> {
+    if (this.stopped) return;
+    let last: number;
+    try {
+      last = await this.deps.store.lastRevision();
+    } catch {
+      return; // the store is away; the watch loop and reconnect handling take care of it
+    }
+    const applied = this.deps.view.revision;
+    const lag = Math.max(0, last - applied);
+    this.deps.onLag?.(lag);
+    // Two checks in a row behind with no progress: a write that just landed is not a stall.
+    this.stalledChecks = lag > 0 && applied === this.lastCheckedRevision ? this.stalledChecks + 1 : 0;
+    this.lastCheckedRevision = applied;
+    if (this.stalledChecks >= 2) {
+      this.stalledChecks = 0;
+      this.restart(`watch stalled ${lag} revisions behind`);
+    }
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());

@@ -1,0 +1,96 @@
+/**
+ * Starts real registry replicas in-process against a test NATS server, with test-friendly
+ * settings (short heartbeats and lease, free ports, logs captured as parsed JSON lines so tests
+ * can assert on them), and a raw NATS client that speaks PROTOCOL.md like any other language would.
+ */
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { connect } from "@nats-io/transport-node";
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import { loadConfig, type ConfigInput } from "../../src/config.js";
+import { createRegistry, type AgentRegistry } from "../../src/main.js";
+import type { Logger } from "../../src/service/logger.js";
+
+let bucketSeq = 0;
+
+export type LogLine = { level: number; msg: string; component?: string; [k: string]: unknown };
+
+/** A pino logger writing JSON lines into an array. */
+export function captureLogs(level = "debug"): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split("\n")) if (l.trim()) lines.push(JSON.parse(l) as LogLine);
+      cb();
+    },
+  });
+  return { logger: pino({ level }, sink) as unknown as Logger, lines };
+}
+
+export type TestRegistry = AgentRegistry & { logs: LogLine[] } & AsyncDisposable;
+
+/** Settings every test replica shares unless overridden; a unique bucket keeps files apart on one server. */
+export function testConfig(natsUrl: string, overrides: ConfigInput = {}) {
+  bucketSeq++;
+  return loadConfig({}, {}, {
+    natsUrl,
+    embedded: "never",
+    httpPort: 0,
+    httpHost: "127.0.0.1",
+    minHeartbeatIntervalMs: 100,
+    leaseMs: 600,
+    evictionTickMs: 50,
+    logLevel: "debug",
+    bucket: `reg-${process.pid}-${bucketSeq}`,
+    eventsStream: `EV_${process.pid}_${bucketSeq}`,
+    prefix: `t${process.pid}x${bucketSeq}.registry`,
+    ...overrides,
+  });
+}
+
+export async function startRegistry(natsUrl: string, overrides: ConfigInput = {}, config = testConfig(natsUrl, overrides)): Promise<TestRegistry> {
+  const { logger, lines } = captureLogs();
+  const registry = createRegistry({ config, logger });
+  await registry.start();
+  return Object.assign(registry, {
+    logs: lines,
+    config,
+    [Symbol.asyncDispose]: () => registry.stop("test over"),
+  }) as TestRegistry & { config: typeof config };
+}
+
+/** A raw NATS client speaking the wire protocol: JSON in, JSON or the error envelope out. */
+export class RawClient {
+  private constructor(readonly nc: NatsConnection, readonly prefix: string) {}
+
+  static async connect(url: string, prefix: string): Promise<RawClient> {
+    return new RawClient(await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 }), prefix);
+  }
+
+  async request(subject: string, body: unknown = {}, timeout = 5000): Promise<{ ok: boolean; status: number; body: any; msg: Msg }> {
+    const data = typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
+    const msg = await this.nc.request(`${this.prefix}.${subject}`, data, { timeout });
+    const code = msg.headers?.get("Nats-Service-Error-Code");
+    const parsed = msg.data.length > 0 ? JSON.parse(new TextDecoder().decode(msg.data)) : null;
+    return { ok: !code, status: code ? Number(code) : 200, body: parsed, msg };
+  }
+
+  close(): Promise<void> {
+    return this.nc.close();
+  }
+}
+
+export function spec(agentType: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    agent_type: agentType,
+    version: "1.0.0",
+    description: `${agentType} agent`,
+    owner_team: "team-a",
+    capabilities: [
+      { name: `${agentType}.run`, description: `runs ${agentType}`, input_schema: { type: "object" }, output_schema: {} },
+    ],
+    nats_subject: `agent.tasks.${agentType}`,
+    consumer_group: agentType,
+    ...overrides,
+  };
+}

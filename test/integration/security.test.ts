@@ -1,0 +1,290 @@
+/**
+ * deploy/nats/auth.conf against a real nats-server: what each role may publish and read.
+ * Positives poll with a deadline. For negatives, the same client publishes a permitted
+ * marker right after the forbidden message; one connection's messages reach a subscriber in
+ * order, so once the marker has arrived the forbidden one would have arrived too.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Kvm } from "@nats-io/kv";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { PermissionViolationError, connect, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import semver from "semver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
+import { subjects } from "../../src/adapters/nats/subjects.js";
+
+const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
+/** user -> password, read from the file so the test follows it. */
+const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
+const S = subjects("registry");
+
+interface Client {
+  nc: NatsConnection;
+  violations: PermissionViolationError[];
+}
+
+let server: NatsServerHandle;
+const clients: Client[] = [];
+
+async function connectAs(user: string, inboxPrefix?: string): Promise<Client> {
+  const pass = user === "spy" ? "spy" : PASSWORDS.get(user);
+  if (pass === undefined) throw new Error(`no user ${user} in auth.conf`);
+  const nc = await connect({ servers: server.url, user, pass, ...(inboxPrefix ? { inboxPrefix } : {}) });
+  const client: Client = { nc, violations: [] };
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === "error" && s.error instanceof PermissionViolationError) client.violations.push(s.error);
+  })();
+  clients.push(client);
+  return client;
+}
+
+async function until(what: string, cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Records every subject a subscription receives and answers requests, like the service would. */
+function observe(sub: Subscription, seen: string[] = []): string[] {
+  void (async () => {
+    for await (const m of sub) {
+      seen.push(m.subject);
+      if (m.reply) m.respond(JSON.stringify({ ok: true, subject: m.subject }));
+    }
+  })();
+  return seen;
+}
+
+/** Publishes `forbidden` then the permitted `marker` on one connection; asserts only the marker arrives. */
+async function expectPublishRefused(client: Client, seen: string[], forbidden: string, marker: string): Promise<void> {
+  const before = seen.length;
+  client.nc.publish(forbidden, "{}");
+  client.nc.publish(marker, "{}");
+  await until(`marker ${marker}`, () => seen.slice(before).includes(marker));
+  expect(seen.slice(before)).not.toContain(forbidden);
+  await until(`violation on ${forbidden}`, () => client.violations.some((v) => v.operation === "publish" && v.subject === forbidden));
+}
+
+/** The permission violation a failed request carries (nats.js wraps it in a RequestError). */
+function violationOf(err: unknown): PermissionViolationError | undefined {
+  if (err instanceof PermissionViolationError) return err;
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof PermissionViolationError ? cause : undefined;
+}
+
+async function expectRequestRefused(client: Client, subject: string): Promise<void> {
+  const err = await client.nc.request(subject, "{}", { timeout: 2_000 }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(violationOf(err)?.subject, `request on ${subject}`).toBe(subject);
+}
+
+const haveServer = findNatsServerBinary() !== null;
+
+describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () => {
+  let registry: Client;
+  let registrySeen: string[];
+  let spy: Client;
+  let spySeen: string[];
+  let kvSeen: string[];
+
+  beforeAll(async () => {
+    // A spy with no permissions lets the test watch subjects the registry role may not read.
+    const configText = AUTH_CONF.replace(/users:\s*\[/, 'users: [\n    { user: "spy", password: "spy" }');
+    server = await startNatsServer({ configText, jetstream: true });
+    registry = await connectAs("registry");
+    registrySeen = observe(registry.nc.subscribe("registry.>", { queue: "agent-registry" }));
+    kvSeen = observe(registry.nc.subscribe("$KV.agent-registry.>"));
+    spy = await connectAs("spy");
+    spySeen = observe(spy.nc.subscribe("$JS.API.>"));
+    observe(spy.nc.subscribe("registry.>"), spySeen);
+    await registry.nc.flush();
+    await spy.nc.flush();
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((c) => c.nc.close()));
+    await server?.stop();
+  });
+
+  it("has the documented users", () => {
+    expect([...PASSWORDS.keys()].sort()).toEqual(
+      ["agent-bug-fixer", "agent-code-reviewer", "coordinator", "coordinator-acme", "operator", "registry"].sort(),
+    );
+  });
+
+  it("lets an agent register, heartbeat and deregister as itself, with replies on its private inbox", async () => {
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    for (const subject of [S.register("code-reviewer"), S.heartbeat("code-reviewer", "i-1"), S.deregisterInstance("code-reviewer", "i-1")]) {
+      const reply = await agent.nc.request(subject, "{}", { timeout: 2_000 });
+      expect(reply.json()).toEqual({ ok: true, subject });
+    }
+    expect(agent.violations).toEqual([]);
+  });
+
+  it("stops an agent from writing as another agent type", async () => {
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const marker = S.register("code-reviewer");
+    await expectPublishRefused(agent, registrySeen, S.register("bug-fixer"), marker);
+    await expectPublishRefused(agent, registrySeen, S.heartbeat("bug-fixer", "i-1"), marker);
+    await expectPublishRefused(agent, registrySeen, S.deregisterInstance("bug-fixer", "i-1"), marker);
+    // removing every instance of a type, even its own, is an operator action
+    await expectPublishRefused(agent, registrySeen, S.deregisterType("code-reviewer"), marker);
+    await expectPublishRefused(agent, registrySeen, S.query("lookup"), marker);
+  });
+
+  it("gives agents no KV or JetStream API rights", async () => {
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const before = kvSeen.length;
+    agent.nc.publish("$KV.agent-registry.x", "{}");
+    agent.nc.publish("$KV.agent-registry.agents.bug-fixer", "{}");
+    const marker = S.register("code-reviewer");
+    agent.nc.publish(marker, "{}");
+    await until("marker", () => registrySeen.includes(marker));
+    await registry.nc.flush();
+    expect(kvSeen.slice(before)).toEqual([]);
+    await until("KV violations", () => agent.violations.filter((v) => v.subject.startsWith("$KV.agent-registry.")).length === 2);
+
+    await expectPublishRefused(agent, spySeen, "$JS.API.STREAM.DELETE.KV_agent-registry", "registry.heartbeat.code-reviewer.i-1");
+    await expectRequestRefused(agent, "$JS.API.INFO");
+    await expect(jetstreamManager(agent.nc)).rejects.toThrow();
+  });
+
+  it("stops a coordinator from registering or heartbeating, but answers its queries", async () => {
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    const reply = await coordinator.nc.request(S.query("lookup"), "{}", { timeout: 2_000 });
+    expect(reply.json()).toMatchObject({ ok: true });
+    const marker = S.query("list");
+    await expectPublishRefused(coordinator, registrySeen, S.register("code-reviewer"), marker);
+    await expectPublishRefused(coordinator, registrySeen, S.heartbeat("code-reviewer", "i-1"), marker);
+    await expectPublishRefused(coordinator, registrySeen, S.deregisterType("code-reviewer"), marker);
+    await expectPublishRefused(coordinator, registrySeen, S.query("lookup", "acme"), marker);
+  });
+
+  it("confines a tenant coordinator to its tenant's subjects", async () => {
+    const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
+    const reply = await acme.nc.request(S.query("lookup", "acme"), "{}", { timeout: 2_000 });
+    expect(reply.json()).toEqual({ ok: true, subject: "registry.tenant.acme.lookup" });
+    const before = registrySeen.length;
+    await expectRequestRefused(acme, S.query("lookup"));
+    await expectRequestRefused(acme, S.query("lookup", "other"));
+    // the permitted request after the refused ones is the marker
+    await acme.nc.request(S.query("route", "acme"), "{}", { timeout: 2_000 });
+    expect(registrySeen.slice(before)).toEqual(["registry.tenant.acme.route"]);
+  });
+
+  it("keeps one agent from reading another agent's replies", async () => {
+    const reviewer = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const fixer = await connectAs("agent-bug-fixer", "_INBOX_bug-fixer");
+    const stolen: Msg[] = [];
+    const subs = ["_INBOX_code-reviewer.>", "_INBOX.>", ">"].map((subject) => {
+      const sub = fixer.nc.subscribe(subject, { callback: (err, m) => void (err ? undefined : stolen.push(m)) });
+      return { subject, sub };
+    });
+    for (const { subject, sub } of subs) {
+      expect(await sub.closed, subject).toBeInstanceOf(PermissionViolationError);
+    }
+    await until("subscription violations", () => fixer.violations.length === 3);
+    expect(fixer.violations.map((v) => `${v.operation} ${v.subject}`).sort()).toEqual(
+      ["subscription >", "subscription _INBOX.>", "subscription _INBOX_code-reviewer.>"].sort(),
+    );
+    // the registry's reply still reaches the agent that asked, through allow_responses
+    const reply = await reviewer.nc.request(S.register("code-reviewer"), "{}", { timeout: 2_000 });
+    expect(reply.subject.startsWith("_INBOX_code-reviewer.")).toBe(true);
+    await fixer.nc.flush();
+    expect(stolen).toEqual([]);
+  });
+
+  it("lets a coordinator dispatch tasks that only the addressed agent can take and answer", async () => {
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    const reviewer = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const fixer = await connectAs("agent-bug-fixer", "_INBOX_bug-fixer");
+    reviewer.nc.subscribe("agent.tasks.code-reviewer", { queue: "code-reviewer", callback: (_e, m) => void m.respond("done") });
+    const hijack = fixer.nc.subscribe("agent.tasks.code-reviewer");
+    expect(violationOf(await hijack.closed)?.subject).toBe("agent.tasks.code-reviewer");
+    await reviewer.nc.flush();
+    const reply = await coordinator.nc.request("agent.tasks.code-reviewer", "review this", { timeout: 2_000 });
+    expect(reply.string()).toBe("done");
+    // allow_responses is for replies only: the agent cannot send tasks of its own
+    await expectRequestRefused(reviewer, "agent.tasks.bug-fixer");
+  });
+
+  it("needs the private inbox prefix: the shared _INBOX is closed to agents", async () => {
+    const agent = await connectAs("agent-bug-fixer");
+    const err = await agent.nc.request(S.register("bug-fixer"), "{}", { timeout: 2_000 }).catch((e: unknown) => e);
+    expect(violationOf(err)).toMatchObject({ operation: "subscription", subject: expect.stringMatching(/^_INBOX\./) });
+  });
+
+  it("gives the registry the KV and stream rights it needs, and operators read-only events", async () => {
+    const kv = await new Kvm(registry.nc).create("agent-registry", { history: 1 });
+    await kv.put("agents.code-reviewer", JSON.stringify({ agent_type: "code-reviewer" }));
+    const jsm = await jetstreamManager(registry.nc);
+    await jsm.streams.add({ name: "REGISTRY_EVENTS", subjects: [...S.storedEvents] });
+    await jetstream(registry.nc).publish(S.event("registry.agent.registered", "code-reviewer"), JSON.stringify({ type: "registry.agent.registered" }));
+
+    const operator = await connectAs("operator", "_INBOX_operator");
+    const live: string[] = observe(operator.nc.subscribe("registry.agent.>"));
+    await operator.nc.flush();
+    const ojsm = await jetstreamManager(operator.nc);
+    expect((await ojsm.streams.info("REGISTRY_EVENTS")).state.messages).toBe(1);
+    const consumer = await jetstream(operator.nc).consumers.get("REGISTRY_EVENTS");
+    const first = await consumer.next({ expires: 2_000 });
+    expect(first?.subject).toBe("registry.agent.registered.code-reviewer");
+    // operators query and deregister, and see live events
+    expect((await operator.nc.request(S.query("get"), "{}", { timeout: 2_000 })).json()).toMatchObject({ ok: true });
+    expect((await operator.nc.request(S.deregisterType("bug-fixer"), "{}", { timeout: 2_000 })).json()).toMatchObject({ ok: true });
+    registry.nc.publish(S.event("registry.agent.heartbeat", "code-reviewer"), "{}");
+    await until("live event", () => live.includes("registry.agent.heartbeat.code-reviewer"));
+
+    // but cannot change history, read the bucket, or write it
+    await expectRequestRefused(operator, "$JS.API.STREAM.DELETE.REGISTRY_EVENTS");
+    await expectRequestRefused(operator, "$JS.API.STREAM.PURGE.REGISTRY_EVENTS");
+    await expectRequestRefused(operator, "$JS.API.STREAM.INFO.KV_agent-registry");
+    await expectRequestRefused(operator, "$JS.API.DIRECT.GET.KV_agent-registry.$KV.agent-registry.agents.code-reviewer");
+    expect((await jsm.streams.info("REGISTRY_EVENTS")).state.messages).toBe(1);
+
+    // an agent's KV client is refused too, and the value is unchanged
+    const agent = await connectAs("agent-bug-fixer", "_INBOX_bug-fixer");
+    const agentKv = await new Kvm(agent.nc).open("agent-registry");
+    expect(violationOf(await agentKv.put("agents.code-reviewer", "{}").catch((e: unknown) => e))?.subject).toBe(
+      "$KV.agent-registry.agents.code-reviewer",
+    );
+    expect(violationOf(await agentKv.get("agents.code-reviewer").catch((e: unknown) => e))?.operation).toBe("publish");
+    expect((await kv.get("agents.code-reviewer"))?.json()).toEqual({ agent_type: "code-reviewer" });
+  });
+});
+
+describe.skipIf(!haveServer)("nats-server accepts the deploy configs", () => {
+  const run = (file: string) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      execFile("nats-server", ["-c", file, "-t"], (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      );
+    });
+
+  it.each(["single.conf", "auth.conf", "cluster/nats-1.conf", "cluster/nats-2.conf", "cluster/nats-3.conf"])("%s", async (name) => {
+    // Cluster configs ask for sync_interval, which servers before 2.10 refuse; on such a
+    // server the rest of the file is still checked with that one line removed.
+    const dir = mkdtempSync(join(tmpdir(), "deploy-nats-"));
+    try {
+      cpSync(fileURLToPath(new URL("../../deploy/nats", import.meta.url)), dir, { recursive: true });
+      const file = join(dir, name);
+      const version = (await natsServerVersion()) ?? "0.0.0";
+      if (semver.lt(semver.coerce(version) ?? "0.0.0", "2.10.0")) {
+        writeFileSync(file, readFileSync(file, "utf8").replace(/^\s*sync_interval:.*$/m, ""));
+      }
+      const { code, out } = await run(file);
+      expect(out, out).toMatch(/is valid/);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
