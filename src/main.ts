@@ -239,6 +239,8 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
             }
           : undefined,
       });
+      // Ready means a request sent now is answered: the server must have our subscriptions.
+      await nc.flush();
       endpointsUp = true;
       lease.start();
       gauges = new FleetGauges(view, metrics);

@@ -32,10 +32,6 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
 ];
 
-// Written by the lead in a module of its own; loaded only for `serve` so the other commands
-// start fast. A string variable keeps this file compiling before that module exists.
-const SERVE_MODULE: string = "./serve.js";
-
 export function version(): string {
   // src/cli and dist/cli are both two levels below package.json.
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
@@ -79,8 +75,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return ExitCode.Ok;
   }
   if (name === "serve") {
-    const mod = (await import(SERVE_MODULE)) as { serveCommand: (argv: string[]) => Promise<number> };
-    return mod.serveCommand(rest);
+    // Loaded only for `serve`, so the client commands do not load the whole service.
+    return (await import("./serve.js")).serveCommand(rest);
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {

@@ -51,12 +51,16 @@ export function startPolicy(since: WatchEventsOptions["since"], now = Date.now()
   return { deliver_policy: "by_start_time", opt_start_time: at.toISOString() };
 }
 
-/** Full event type names from what a user typed; throws on unknown ones. */
+const STORED_TYPES = EVENT_TYPES.filter((t) => t !== "registry.agent.heartbeat");
+
+/** Full event type names of stored events from what a user typed; throws on unknown ones. */
 export function resolveEventTypes(types: readonly string[]): EventType[] {
   return types.map((t) => {
     const full = t.startsWith("registry.") ? t : `registry.${t}`;
     const found = EVENT_TYPES.find((e) => e === full);
-    if (!found) throw new Error(`unknown event type "${t}"; known: ${EVENT_TYPES.join(", ")}`);
+    if (!found) throw new Error(`unknown event type "${t}"; known: ${STORED_TYPES.join(", ")}`);
+    // Heartbeats are core NATS only (PROTOCOL.md section 5): a stream filter on them would wait forever.
+    if (found === "registry.agent.heartbeat") throw new Error(`${t} events are not stored; subscribe to <prefix>.agent.heartbeat.> instead`);
     return found;
   });
 }
@@ -66,7 +70,7 @@ export function filterSubjects(opts: Pick<WatchEventsOptions, "types" | "agentTy
   const s = subjects(opts.prefix ?? "registry");
   let types = opts.types && opts.types.length > 0 ? resolveEventTypes(opts.types) : undefined;
   if (opts.agentType !== undefined) {
-    types = (types ?? [...EVENT_TYPES]).filter((t) => t.startsWith("registry.agent."));
+    types = (types ?? STORED_TYPES).filter((t) => t.startsWith("registry.agent."));
   }
   if (types === undefined) return undefined;
   return [...new Set(types)].map((t) => s.event(t, opts.agentType ?? ">"));

@@ -94,3 +94,19 @@ export function spec(agentType: string, overrides: Record<string, unknown> = {})
     ...overrides,
   };
 }
+
+/** Every message stored in an events stream, in stream order, parsed (for exactly-once checks). */
+export async function readStoredEvents(nc: NatsConnection, stream: string): Promise<Array<{ seq: number; subject: string; event: any }>> {
+  const { jetstreamManager } = await import("@nats-io/jetstream");
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(stream);
+  const out: Array<{ seq: number; subject: string; event: any }> = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (m) out.push({ seq, subject: m.subject, event: m.json() });
+  }
+  return out;
+}
+
+/** The registry replica's config (tests need its prefix, bucket and stream names). */
+export const configOf = (r: TestRegistry) => (r as unknown as { config: ReturnType<typeof testConfig> }).config;

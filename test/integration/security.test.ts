@@ -50,12 +50,16 @@ async function until(what: string, cond: () => boolean, timeoutMs = 5_000): Prom
   }
 }
 
-/** Records every subject a subscription receives and answers requests, like the service would. */
-function observe(sub: Subscription, seen: string[] = []): string[] {
+/**
+ * Records every subject a subscription receives. With `respond`, it also answers requests
+ * as the service would; watchers of JetStream subjects must not, or they would race the
+ * server's own replies.
+ */
+function observe(sub: Subscription, seen: string[] = [], respond = false): string[] {
   void (async () => {
     for await (const m of sub) {
       seen.push(m.subject);
-      if (m.reply) m.respond(JSON.stringify({ ok: true, subject: m.subject }));
+      if (respond && m.reply) m.respond(JSON.stringify({ ok: true, subject: m.subject }));
     }
   })();
   return seen;
@@ -100,7 +104,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     const configText = AUTH_CONF.replace(/users:\s*\[/, 'users: [\n    { user: "spy", password: "spy" }');
     server = await startNatsServer({ configText, jetstream: true });
     registry = await connectAs("registry");
-    registrySeen = observe(registry.nc.subscribe("registry.>", { queue: "agent-registry" }));
+    registrySeen = observe(registry.nc.subscribe("registry.>", { queue: "agent-registry" }), [], true);
     kvSeen = observe(registry.nc.subscribe("$KV.agent-registry.>"));
     spy = await connectAs("spy");
     spySeen = observe(spy.nc.subscribe("$JS.API.>"));

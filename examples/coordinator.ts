@@ -1,0 +1,32 @@
+/**
+ * A coordinator: asks the registry who provides `text.summarize`, sends the task to that
+ * agent's NATS subject by request/reply, and prints the answer.
+ *
+ *   npx tsx examples/coordinator.ts "Some long text. With sentences. More of them."
+ */
+import { connect, RegistryClient } from "../src/client/index.js";
+
+const text =
+  process.argv[2] ??
+  "NATS is a messaging system. The registry keeps track of agents. Coordinators look capabilities up. Agents answer tasks.";
+
+const nc = await connect({ servers: process.env["NATS_URL"], name: "example-coordinator", overrides: { maxReconnectAttempts: 0 } });
+try {
+  const registry = new RegistryClient(nc);
+  const { providers, revision } = await registry.lookup("text.summarize");
+  const provider = providers[0];
+  if (!provider) {
+    console.error("no ready provider of text.summarize (is examples/agent.ts running?)");
+    process.exitCode = 1;
+  } else {
+    console.log(`provider: ${provider.agent_type} ${provider.version} on ${provider.nats_subject} (registry revision ${revision})`);
+    // The request goes to the agent, not to the registry: the registry only says where to send it.
+    const reply = await nc.request(provider.nats_subject, JSON.stringify({ text, max_sentences: 2 }), { timeout: 10_000 });
+    console.log("answer:", reply.json<{ summary?: string; error?: string }>());
+  }
+} catch (e) {
+  console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+} finally {
+  await nc.close();
+}

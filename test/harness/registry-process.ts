@@ -1,0 +1,71 @@
+/**
+ * A registry replica as a separate OS process (`agent-registry serve` run from source with
+ * tsx), for fault tests that kill -9 it: an in-process replica cannot die mid-write.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { pickFreePort } from "../../src/adapters/nats/nats-server-process.js";
+import { waitFor } from "./wait.js";
+
+export type RegistryProcess = {
+  readonly name: string;
+  readonly httpPort: number;
+  readonly logs: string[];
+  ready(): Promise<boolean>;
+  metrics(): Promise<string>;
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export async function spawnRegistry(name: string, env: Record<string, string>): Promise<RegistryProcess> {
+  const httpPort = await pickFreePort();
+  const logs: string[] = [];
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+    env: { ...process.env, ...env, REGISTRY_HTTP_PORT: String(httpPort), REGISTRY_HTTP_HOST: "127.0.0.1", REGISTRY_REPLICA_NAME: name, REGISTRY_EMBEDDED: "never" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) logs.push(line);
+    if (logs.length > 2000) logs.splice(0, logs.length - 2000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const get = async (path: string) => {
+    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`);
+    return { status: res.status, text: await res.text() };
+  };
+  const proc: RegistryProcess = {
+    name,
+    httpPort,
+    logs,
+    ready: async () => (await get("/readyz").catch(() => ({ status: 0 }))).status === 200,
+    metrics: async () => (await get("/metrics")).text,
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+  try {
+    await waitFor(proc.ready, { timeoutMs: 30_000, intervalMs: 100, message: `replica ${name} ready` });
+  } catch (e) {
+    child.kill("SIGKILL");
+    throw new Error(`${(e as Error).message}\n${logs.slice(-30).join("\n")}`);
+  }
+  return proc;
+}
+
+/** Reads one metric's value (summed over its label sets) from Prometheus text. */
+export function metricValue(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}

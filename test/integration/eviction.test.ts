@@ -1,0 +1,84 @@
+/**
+ * Liveness through a real server: three missed heartbeats evict, within 1 s of the deadline,
+ * exactly once even with two replicas, and never an instance that keeps heartbeating.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
+import { RawClient, configOf, readStoredEvents, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
+import { waitFor } from "../harness/wait.js";
+
+let server: NatsTestServer;
+beforeAll(async () => {
+  server = await withNatsServer();
+});
+afterAll(async () => server?.stop());
+
+describe("eviction", () => {
+  it("evicts after three missed intervals, within 1 s of the deadline, and spares a heartbeating agent", async () => {
+    await using reg = await startRegistry(server.url);
+    const c = await RawClient.connect(server.url, configOf(reg).prefix);
+    try {
+      await waitFor(() => reg.isEvictor, { message: "single replica becomes the evictor" });
+      const silent = await c.request("register.ev-silent", { spec: spec("ev-silent"), instance_id: "s1", heartbeat_interval_ms: 200 });
+      await c.request("register.ev-alive", { spec: spec("ev-alive"), instance_id: "a1", heartbeat_interval_ms: 200 });
+      const beat = setInterval(() => c.nc.publish(`${c.prefix}.heartbeat.ev-alive.a1`, "{}"), 150);
+      try {
+        await waitFor(() => reg.view.get("ev-silent")?.status === "deregistered", { timeoutMs: 5000, message: "silent instance evicted" });
+        // Keep beating well past the silent one's window: the live one must survive it.
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(reg.view.get("ev-alive")?.status).toBe("ready");
+      } finally {
+        clearInterval(beat);
+      }
+      const events = await readStoredEvents(c.nc, configOf(reg).eventsStream);
+      const evicted = events.filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-silent");
+      expect(evicted).toHaveLength(1);
+      expect(evicted[0]!.event.data).toMatchObject({ instance_id: "s1", reason: "evicted", agent_removed: true });
+      const registered = events.find((e) => e.event.type === "registry.agent.registered" && e.event.data.agent_type === "ev-silent")!;
+      const deadline = Date.parse(registered.event.time) + 3 * 200;
+      const lateness = Date.parse(evicted[0]!.event.time) - deadline;
+      // Counted once: never before the deadline, and within the protocol's 1 s after it.
+      expect(lateness).toBeGreaterThanOrEqual(0);
+      expect(lateness).toBeLessThan(1000);
+      console.log(`eviction lateness: ${lateness} ms (deadline ${deadline}, revision ${silent.body.revision})`);
+      expect(reg.view.get("ev-alive")?.instances.size).toBe(1);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("two replicas evict each silent instance exactly once", async () => {
+    const config = testConfig(server.url);
+    await using a = await startRegistry(server.url, {}, config);
+    await using b = await startRegistry(server.url, {}, { ...config, replicaName: "replica-b" });
+    const c = await RawClient.connect(server.url, config.prefix);
+    try {
+      await waitFor(() => a.isEvictor !== b.isEvictor, { message: "exactly one evictor" });
+      const n = 20;
+      for (let i = 0; i < n; i++) {
+        await c.request(`register.ev-pair`, { spec: spec("ev-pair"), instance_id: `i${i}`, heartbeat_interval_ms: 200 });
+      }
+      const keep = Array.from({ length: n / 2 }, (_, i) => `i${i}`);
+      const beat = setInterval(() => {
+        for (const id of keep) c.nc.publish(`${c.prefix}.heartbeat.ev-pair.${id}`, "{}");
+      }, 120);
+      try {
+        await waitFor(() => (a.view.get("ev-pair")?.instances.size ?? 0) === n / 2 && (b.view.get("ev-pair")?.instances.size ?? 0) === n / 2, {
+          timeoutMs: 8000,
+          message: "half the instances evicted on both views",
+        });
+        await new Promise((r) => setTimeout(r, 800));
+        expect(a.view.get("ev-pair")?.instances.size).toBe(n / 2);
+      } finally {
+        clearInterval(beat);
+      }
+      const events = await readStoredEvents(c.nc, config.eventsStream);
+      const evictions = events.filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-pair");
+      expect(evictions.map((e) => e.event.data.instance_id).sort()).toEqual(Array.from({ length: n / 2 }, (_, i) => `i${i + n / 2}`).sort());
+      const total = async (r: TestRegistry) => (await r.metrics.evictions.get()).values.reduce((s, v) => s + v.value, 0);
+      expect((await total(a)) + (await total(b))).toBe(n / 2);
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -1,0 +1,228 @@
+import { describe, expect, it } from "vitest";
+import { RegistryError } from "../../src/domain/errors.js";
+import type { AgentState, AgentStatus } from "../../src/domain/model.js";
+import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/records.js";
+import {
+  planHeartbeat,
+  planRegister,
+  planRemoval,
+  sameSpec,
+  type Current,
+  type FleetContext,
+  type RegisterCommand,
+} from "../../src/domain/registration.js";
+import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec.js";
+
+const NOW = 50_000;
+
+function makeSpec(type: string, extra: Record<string, unknown> = {}): AgentSpec {
+  return agentSpecSchema.parse({
+    agent_type: type,
+    version: "1.0.0",
+    description: `${type} agent`,
+    owner_team: "team",
+    capabilities: [{ name: `${type}.run`, description: "runs", input_schema: {}, output_schema: {} }],
+    nats_subject: `tasks.${type}`,
+    consumer_group: type,
+    ...extra,
+  });
+}
+
+const cmd = (spec: AgentSpec, extra: Partial<RegisterCommand> = {}): RegisterCommand => ({
+  spec,
+  instanceId: "i1",
+  heartbeatIntervalMs: 1000,
+  status: "ready",
+  metadata: { zone: "eu" },
+  ...extra,
+});
+
+const fleet = (extra: Partial<FleetContext> = {}): FleetContext => ({
+  otherLiveVersions: [],
+  others: [],
+  duplicateCapabilities: "allow",
+  ...extra,
+});
+
+const storedAgent = (spec: AgentSpec, revision = 5, extra: Partial<AgentRecord> = {}) => ({
+  record: { kind: "agent" as const, spec, registered_at: 100, updated_at: 200, ...extra },
+  revision,
+});
+
+const live = (extra: Partial<LiveInstanceRecord> = {}): LiveInstanceRecord => ({
+  kind: "instance",
+  version: "1.0.0",
+  status: "ready",
+  registered_at: 100,
+  last_heartbeat: 300,
+  heartbeat_interval_ms: 1000,
+  active_tasks: 4,
+  metadata: {},
+  spec_changed: true,
+  ...extra,
+});
+
+const gone: GoneInstanceRecord = { kind: "gone", version: "1.0.0", reason: "evicted", at: 400, registered_at: 100, last_heartbeat: 300 };
+
+function otherAgent(spec: AgentSpec, status: AgentStatus = "ready"): AgentState {
+  return { agent_type: spec.agent_type, spec, registered_at: 0, revision: 1, instances: new Map(), status, deregistered_at: null };
+}
+
+const none: Current = { agent: null, instance: null };
+
+function registryError(fn: () => unknown): RegistryError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof RegistryError) return e;
+    throw e;
+  }
+  throw new Error("expected a RegistryError");
+}
+
+describe("planRegister", () => {
+  it("creates the agent and the instance for a new agent type", () => {
+    const spec = makeSpec("alpha");
+    const plan = planRegister(cmd(spec), none, fleet(), NOW);
+    expect(plan.agentWrite).toEqual({ record: { kind: "agent", spec, registered_at: NOW, updated_at: NOW }, expectedRevision: 0 });
+    expect(plan.instanceWrite).toEqual({
+      record: {
+        kind: "instance", version: "1.0.0", status: "ready", registered_at: NOW, last_heartbeat: NOW,
+        heartbeat_interval_ms: 1000, active_tasks: 0, metadata: { zone: "eu" }, spec_changed: true,
+      },
+      expectedRevision: 0,
+    });
+    expect(plan.specChanged).toBe(true);
+    expect(plan.notes).toEqual([]);
+  });
+
+  it("writes no agent record when the same spec registers again, and refreshes the instance", () => {
+    const spec = makeSpec("alpha");
+    const plan = planRegister(cmd(spec, { status: "registered" }), { agent: storedAgent(makeSpec("alpha")), instance: { record: live(), revision: 6 } }, fleet(), NOW);
+    expect(plan.agentWrite).toBeNull();
+    expect(plan.specChanged).toBe(false);
+    expect(plan.instanceWrite.expectedRevision).toBe(6);
+    expect(plan.instanceWrite.record).toMatchObject({ registered_at: 100, last_heartbeat: NOW, active_tasks: 4, status: "registered", spec_changed: false });
+  });
+
+  it("replaces the stored spec with a newer version, keeping registered_at", () => {
+    const plan = planRegister(cmd(makeSpec("alpha", { version: "1.2.0" })), { agent: storedAgent(makeSpec("alpha")), instance: null }, fleet(), NOW);
+    expect(plan.agentWrite?.expectedRevision).toBe(5);
+    expect(plan.agentWrite?.record).toMatchObject({ registered_at: 100, updated_at: NOW, spec: { version: "1.2.0" } });
+    expect(plan.specChanged).toBe(true);
+    expect(plan.instanceWrite.record.spec_changed).toBe(true);
+  });
+
+  it("replaces a spec of the same version whose content changed", () => {
+    const plan = planRegister(cmd(makeSpec("alpha", { description: "new words" })), { agent: storedAgent(makeSpec("alpha")), instance: null }, fleet(), NOW);
+    expect(plan.agentWrite?.record.spec.description).toBe("new words");
+    expect(plan.specChanged).toBe(true);
+  });
+
+  it("keeps a newer stored spec while an instance of that version is live, and says so", () => {
+    const stored = storedAgent(makeSpec("alpha", { version: "2.0.0" }));
+    const plan = planRegister(cmd(makeSpec("alpha", { version: "1.5.0" })), { agent: stored, instance: null }, fleet({ otherLiveVersions: ["2.0.0"] }), NOW);
+    expect(plan.agentWrite).toBeNull();
+    expect(plan.specChanged).toBe(false);
+    expect(plan.instanceWrite.record.version).toBe("1.5.0");
+    expect(plan.notes).toHaveLength(1);
+    expect(plan.notes[0]).toContain("1.5.0");
+    expect(plan.notes[0]).toContain("2.0.0");
+  });
+
+  it("replaces with a lower version when no instance of the newer one is live", () => {
+    const stored = storedAgent(makeSpec("alpha", { version: "2.0.0" }));
+    const plan = planRegister(cmd(makeSpec("alpha", { version: "1.5.0" })), { agent: stored, instance: null }, fleet({ otherLiveVersions: ["1.5.0"] }), NOW);
+    expect(plan.agentWrite?.record.spec.version).toBe("1.5.0");
+    expect(plan.agentWrite?.expectedRevision).toBe(5);
+    expect(plan.notes).toEqual([]);
+  });
+
+  it("refuses a nats_subject used by another live agent type, not by a deregistered one", () => {
+    const mine = makeSpec("alpha", { nats_subject: "tasks.shared" });
+    const taken = otherAgent(makeSpec("beta", { nats_subject: "tasks.shared" }));
+    const e = registryError(() => planRegister(cmd(mine), none, fleet({ others: [taken] }), NOW));
+    expect(e).toMatchObject({ code: "conflict", status: 409 });
+    expect(e.message).toContain("beta");
+    const left = otherAgent(makeSpec("beta", { nats_subject: "tasks.shared" }), "deregistered");
+    expect(planRegister(cmd(mine), none, fleet({ others: [left] }), NOW).agentWrite).not.toBeNull();
+    // The agent's own entry in the fleet is not a conflict.
+    expect(() => planRegister(cmd(mine), none, fleet({ others: [otherAgent(mine)] }), NOW)).not.toThrow();
+  });
+
+  it("refuses a capability another live type provides only under policy reject", () => {
+    const mine = makeSpec("alpha", { capabilities: [{ name: "text.summarize", description: "", input_schema: {}, output_schema: {} }] });
+    const theirs = otherAgent(makeSpec("beta", { capabilities: [{ name: "text.summarize", description: "", input_schema: {}, output_schema: {} }] }));
+    expect(() => planRegister(cmd(mine), none, fleet({ others: [theirs] }), NOW)).not.toThrow();
+    const e = registryError(() => planRegister(cmd(mine), none, fleet({ others: [theirs], duplicateCapabilities: "reject" }), NOW));
+    expect(e.code).toBe("conflict");
+    expect(e.message).toContain("text.summarize");
+    const deregistered = { ...theirs, status: "deregistered" as const };
+    expect(() => planRegister(cmd(mine), none, fleet({ others: [deregistered], duplicateCapabilities: "reject" }), NOW)).not.toThrow();
+  });
+
+  it("records the static flag and rewrites the agent when only the flag changes", () => {
+    const spec = makeSpec("alpha");
+    const created = planRegister(cmd(spec, { instanceId: "static", static: true }), none, fleet(), NOW);
+    expect(created.agentWrite?.record.static).toBe(true);
+    const flagOnly = planRegister(cmd(spec, { static: true }), { agent: storedAgent(spec), instance: null }, fleet(), NOW);
+    expect(flagOnly.agentWrite?.record).toMatchObject({ static: true, registered_at: 100 });
+    expect(flagOnly.specChanged).toBe(false);
+    const unchanged = planRegister(cmd(spec, { static: true }), { agent: storedAgent(spec, 5, { static: true }), instance: null }, fleet(), NOW);
+    expect(unchanged.agentWrite).toBeNull();
+    const dropped = planRegister(cmd(spec), { agent: storedAgent(spec, 5, { static: true }), instance: null }, fleet(), NOW);
+    expect(dropped.agentWrite?.record).not.toHaveProperty("static");
+  });
+
+  it("registers again over a tombstone with compare-and-set on its revision", () => {
+    const spec = makeSpec("alpha");
+    const plan = planRegister(cmd(spec), { agent: storedAgent(spec), instance: { record: gone, revision: 9 } }, fleet(), NOW);
+    expect(plan.instanceWrite.expectedRevision).toBe(9);
+    expect(plan.instanceWrite.record).toMatchObject({ registered_at: NOW, active_tasks: 0, last_heartbeat: NOW });
+  });
+});
+
+describe("planHeartbeat", () => {
+  it("answers unknown_instance for a missing or gone instance", () => {
+    expect(registryError(() => planHeartbeat("alpha", "i1", null, {}, NOW))).toMatchObject({ code: "unknown_instance", status: 404 });
+    expect(registryError(() => planHeartbeat("alpha", "i1", { record: gone, revision: 3 }, {}, NOW)).code).toBe("unknown_instance");
+  });
+
+  it("stamps the registry clock and applies status and active_tasks", () => {
+    const plan = planHeartbeat("alpha", "i1", { record: live(), revision: 7 }, { status: "draining", activeTasks: 9 }, NOW);
+    expect(plan).toEqual({ record: { ...live(), status: "draining", active_tasks: 9, last_heartbeat: NOW, spec_changed: false }, expectedRevision: 7 });
+  });
+
+  it("keeps status and active_tasks when the heartbeat is empty", () => {
+    const plan = planHeartbeat("alpha", "i1", { record: live({ status: "registered" }), revision: 7 }, {}, NOW);
+    expect(plan.record).toMatchObject({ status: "registered", active_tasks: 4, last_heartbeat: NOW });
+  });
+
+  it("leaves the stamp of a static instance alone", () => {
+    const plan = planHeartbeat("alpha", "static", { record: live(), revision: 7 }, { activeTasks: 1 }, NOW);
+    expect(plan.record.last_heartbeat).toBe(300);
+    expect(plan.record.active_tasks).toBe(1);
+  });
+});
+
+describe("planRemoval", () => {
+  it("writes a tombstone with the reason over the live record's revision", () => {
+    const plan = planRemoval("alpha", "i1", { record: live({ version: "1.3.0" }), revision: 11 }, "operator", NOW);
+    expect(plan).toEqual({
+      record: { kind: "gone", version: "1.3.0", reason: "operator", at: NOW, registered_at: 100, last_heartbeat: 300 },
+      expectedRevision: 11,
+    });
+  });
+
+  it("answers unknown_instance for a missing or already gone instance", () => {
+    expect(registryError(() => planRemoval("alpha", "i1", null, "graceful", NOW)).code).toBe("unknown_instance");
+    expect(registryError(() => planRemoval("alpha", "i1", { record: gone, revision: 2 }, "graceful", NOW)).code).toBe("unknown_instance");
+  });
+});
+
+describe("sameSpec", () => {
+  it("compares by content", () => {
+    expect(sameSpec(makeSpec("alpha"), makeSpec("alpha"))).toBe(true);
+    expect(sameSpec(makeSpec("alpha"), makeSpec("alpha", { tags: { a: "b" } }))).toBe(false);
+  });
+});

@@ -1,0 +1,326 @@
+import { describe, expect, it } from "vitest";
+import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/events.js";
+import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/model.js";
+import {
+  agentKey,
+  encodeRecord,
+  instanceKey,
+  type AgentRecord,
+  type LiveInstanceRecord,
+  type RemovalReason,
+} from "../../src/domain/records.js";
+import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec.js";
+import { RegistryView, type StoreEntry } from "../../src/domain/view.js";
+
+function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<string, unknown> = {}): AgentSpec {
+  return agentSpecSchema.parse({
+    agent_type: type,
+    version: "1.0.0",
+    description: `${type} agent`,
+    owner_team: "team",
+    capabilities: caps.map((name) => ({ name, description: name, input_schema: {}, output_schema: {} })),
+    nats_subject: `tasks.${type}`,
+    consumer_group: type,
+    ...extra,
+  });
+}
+
+const put = (key: string, revision: number, value: Uint8Array, created = revision * 1000): StoreEntry => ({
+  key,
+  revision,
+  operation: "PUT",
+  value,
+  created,
+});
+
+const agentPut = (rev: number, spec: AgentSpec, rec: Partial<AgentRecord> = {}): StoreEntry =>
+  put(agentKey(spec.agent_type), rev, encodeRecord({ kind: "agent", spec, registered_at: 10, updated_at: 10, ...rec }));
+
+const instPut = (rev: number, type: string, id: string, rec: Partial<LiveInstanceRecord> = {}): StoreEntry =>
+  put(
+    instanceKey(type, id),
+    rev,
+    encodeRecord({
+      kind: "instance",
+      version: "1.0.0",
+      status: "ready",
+      registered_at: 100,
+      last_heartbeat: 100,
+      heartbeat_interval_ms: 1000,
+      active_tasks: 0,
+      metadata: {},
+      spec_changed: false,
+      ...rec,
+    }),
+  );
+
+const gonePut = (rev: number, type: string, id: string, reason: RemovalReason, at: number): StoreEntry =>
+  put(
+    instanceKey(type, id),
+    rev,
+    encodeRecord({ kind: "gone", version: "1.0.0", reason, at, registered_at: 100, last_heartbeat: 200 }),
+  );
+
+const del = (key: string, rev: number): StoreEntry => ({ key, revision: rev, operation: "DEL", value: new Uint8Array(), created: rev * 1000 });
+
+const types = (events: StoreEvent[]): string[] => events.map((e) => e.type);
+const capEvents = (events: StoreEvent[]) =>
+  events.filter((e) => e.type === "registry.capability.changed").map((e) => ({ name: e.subject, ...(e.data as object) }));
+
+describe("RegistryView.apply: agent lifecycle events", () => {
+  it("emits registered with first_instance and spec_changed from the record", () => {
+    const view = new RegistryView();
+    expect(view.apply(agentPut(1, makeSpec("alpha")))).toEqual([]);
+    const first = view.apply(instPut(2, "alpha", "i1", { spec_changed: true }));
+    expect(first[0]).toMatchObject({
+      type: "registry.agent.registered",
+      subject: "alpha",
+      revision: 2,
+      index: 0,
+      time: 2000,
+      data: { agent_type: "alpha", version: "1.0.0", instance_id: "i1", tenant_scope: null, first_instance: true, spec_changed: true, revision: 2 },
+    });
+    const second = view.apply(instPut(3, "alpha", "i2"));
+    expect(second).toHaveLength(1);
+    expect(second[0]?.data).toMatchObject({ instance_id: "i2", first_instance: false, spec_changed: false });
+    expect(view.get("alpha")?.instances.size).toBe(2);
+  });
+
+  it("emits status_changed when an instance changes status, nothing for plain heartbeats", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(instPut(3, "alpha", "i2"));
+    expect(view.apply(instPut(4, "alpha", "i1", { last_heartbeat: 5000, active_tasks: 3 }))).toEqual([]);
+    expect(view.instance("alpha", "i1")).toMatchObject({ last_heartbeat: 5000, active_tasks: 3, revision: 4 });
+    const events = view.apply(instPut(5, "alpha", "i1", { status: "draining" }));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: "registry.agent.status_changed",
+      data: { agent_type: "alpha", instance_id: "i1", from: "ready", to: "draining", revision: 5 },
+    });
+    expect(view.revision).toBe(5);
+  });
+
+  it("emits deregistered with the tombstone's reason and agent_removed for the last instance", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(instPut(3, "alpha", "i2", { last_heartbeat: 2500 }));
+    const graceful = view.apply(gonePut(4, "alpha", "i1", "graceful", 4000));
+    expect(graceful[0]).toMatchObject({
+      type: "registry.agent.deregistered",
+      data: { instance_id: "i1", reason: "graceful", agent_removed: false, last_heartbeat: new Date(100).toISOString(), revision: 4 },
+    });
+    const evicted = view.apply(gonePut(5, "alpha", "i2", "evicted", 6000));
+    expect(evicted[0]?.data).toMatchObject({ instance_id: "i2", reason: "evicted", agent_removed: true, last_heartbeat: new Date(2500).toISOString() });
+    expect(view.get("alpha")?.status).toBe("deregistered");
+    expect([...view.tombstones("alpha").keys()].sort()).toEqual(["i1", "i2"]);
+    // A tombstone of an instance the view never saw live yields nothing.
+    expect(view.apply(gonePut(6, "alpha", "ghost", "evicted", 7000))).toEqual([]);
+  });
+
+  it("treats a DEL of a live instance key as an operator removal", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    const events = view.apply(del(instanceKey("alpha", "i1"), 3));
+    expect(events[0]).toMatchObject({ type: "registry.agent.deregistered", data: { reason: "operator", agent_removed: true, revision: 3 } });
+    expect(view.instance("alpha", "i1")).toBeUndefined();
+    expect(view.tombstones("alpha").size).toBe(0);
+  });
+
+  it("sets deregistered_at to the latest tombstone and clears it when an instance returns", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha"), { updated_at: 50 }));
+    expect(view.get("alpha")?.deregistered_at).toBe(50);
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(instPut(3, "alpha", "i2"));
+    expect(view.get("alpha")?.deregistered_at).toBeNull();
+    view.apply(gonePut(4, "alpha", "i1", "graceful", 9000));
+    expect(view.get("alpha")?.deregistered_at).toBeNull();
+    view.apply(gonePut(5, "alpha", "i2", "evicted", 7000));
+    expect(view.get("alpha")?.deregistered_at).toBe(9000);
+    view.apply(instPut(6, "alpha", "i1"));
+    expect(view.get("alpha")).toMatchObject({ status: "ready", deregistered_at: null });
+    expect(view.tombstones("alpha").has("i1")).toBe(false);
+  });
+});
+
+describe("RegistryView.apply: capability.changed", () => {
+  it("is added when the first ready provider appears and removed when it goes", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha", ["b.cap", "a.cap"])));
+    const events = view.apply(instPut(2, "alpha", "i1"));
+    expect(types(events)).toEqual(["registry.agent.registered", "registry.capability.changed", "registry.capability.changed"]);
+    expect(capEvents(events)).toEqual([
+      { name: "a.cap", capability: "a.cap", change: "added", providers: ["alpha"], revision: 2 },
+      { name: "b.cap", capability: "b.cap", change: "added", providers: ["alpha"], revision: 2 },
+    ]);
+    expect(events.map((e) => eventId(e.revision, e.index))).toEqual(["2-0", "2-1", "2-2"]);
+    const gone = view.apply(gonePut(3, "alpha", "i1", "graceful", 3000));
+    expect(capEvents(gone).map((e) => [e.name, e.change, e.providers])).toEqual([
+      ["a.cap", "removed", []],
+      ["b.cap", "removed", []],
+    ]);
+  });
+
+  it("says nothing while an agent is not ready, and added once it becomes ready", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    expect(types(view.apply(instPut(2, "alpha", "i1", { status: "registered" })))).toEqual(["registry.agent.registered"]);
+    const events = view.apply(instPut(3, "alpha", "i1", { status: "ready" }));
+    expect(types(events)).toEqual(["registry.agent.status_changed", "registry.capability.changed"]);
+    expect(capEvents(events)[0]).toMatchObject({ change: "added" });
+  });
+
+  it("is updated when a ready agent changes a schema, added/removed for capabilities it gains or drops", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha", ["x.keep", "x.drop"])));
+    view.apply(instPut(2, "alpha", "i1"));
+    const changed = makeSpec("alpha", ["x.keep", "x.new"], { version: "1.1.0" });
+    const withSchema = { ...changed, capabilities: changed.capabilities.map((c) => (c.name === "x.keep" ? { ...c, input_schema: { type: "object" } } : c)) };
+    const events = view.apply(agentPut(3, withSchema as AgentSpec));
+    expect(capEvents(events).map((e) => [e.name, e.change])).toEqual([
+      ["x.drop", "removed"],
+      ["x.keep", "updated"],
+      ["x.new", "added"],
+    ]);
+    expect([...view.providersOf("x.drop")]).toEqual([]);
+    expect([...view.providersOf("x.new")]).toEqual(["alpha"]);
+    // The same spec written again changes nothing a coordinator sees.
+    expect(view.apply(agentPut(4, withSchema as AgentSpec, { updated_at: 99 }))).toEqual([]);
+  });
+
+  it("is updated when a second provider appears or one of two goes", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha", ["shared.cap"])));
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(agentPut(3, makeSpec("beta", ["shared.cap"])));
+    const joined = capEvents(view.apply(instPut(4, "beta", "j1")));
+    expect(joined).toEqual([{ name: "shared.cap", capability: "shared.cap", change: "updated", providers: ["alpha", "beta"], revision: 4 }]);
+    const left = capEvents(view.apply(del(instanceKey("alpha", "i1"), 5)));
+    expect(left).toEqual([{ name: "shared.cap", capability: "shared.cap", change: "updated", providers: ["beta"], revision: 5 }]);
+    expect([...view.providersOf("shared.cap")].sort()).toEqual(["alpha", "beta"]);
+    expect(view.readyProviders("shared.cap")).toEqual(["beta"]);
+  });
+
+  it("is removed when the agent record of a ready agent is deleted", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    const events = view.apply(del(agentKey("alpha"), 3));
+    expect(capEvents(events)).toEqual([{ name: "alpha.run", capability: "alpha.run", change: "removed", providers: [], revision: 3 }]);
+    expect(view.get("alpha")).toBeUndefined();
+    expect([...view.capabilityNames()]).toEqual([]);
+  });
+});
+
+describe("RegistryView.apply: order and idempotence", () => {
+  it("ignores entries at or below the last applied revision", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(5, "alpha", "i1"));
+    expect(view.apply(instPut(5, "alpha", "i1", { status: "draining" }))).toEqual([]);
+    expect(view.apply(gonePut(3, "alpha", "i1", "evicted", 1))).toEqual([]);
+    expect(view.instance("alpha", "i1")?.status).toBe("ready");
+    expect(view.revision).toBe(5);
+  });
+
+  it("keeps instances that arrive before their agent record and attaches them when it comes", () => {
+    const view = new RegistryView();
+    expect(view.apply(instPut(3, "alpha", "i1"))).toEqual([]);
+    expect(view.apply(gonePut(4, "alpha", "i0", "graceful", 500))).toEqual([]);
+    expect(view.get("alpha")).toBeUndefined();
+    expect(view.instance("alpha", "i1")?.revision).toBe(3);
+    expect([...view.orphanTombstoneTypes()]).toEqual(["alpha"]);
+    const events = view.apply(agentPut(5, makeSpec("alpha")));
+    expect(capEvents(events).map((e) => e.change)).toEqual(["added"]);
+    expect(view.get("alpha")).toMatchObject({ status: "ready", revision: 5 });
+    expect([...(view.get("alpha")?.instances.keys() ?? [])]).toEqual(["i1"]);
+    expect(view.tombstones("alpha").get("i0")).toMatchObject({ reason: "graceful", at: 500, revision: 4 });
+    expect([...view.orphanTombstoneTypes()]).toEqual([]);
+  });
+
+  it("counts records it cannot decode and changes nothing for them", () => {
+    const view = new RegistryView();
+    expect(view.apply(put(agentKey("alpha"), 1, new TextEncoder().encode("not json")))).toEqual([]);
+    expect(view.apply(put(instanceKey("alpha", "i"), 2, new TextEncoder().encode('{"kind":"x"}')))).toEqual([]);
+    expect(view.undecodable).toBe(2);
+    expect(view.size).toBe(0);
+    expect(view.revision).toBe(2);
+  });
+
+  it("gives cloud events the id revision-index", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    const [registered] = view.apply(instPut(7, "alpha", "i1"));
+    const ce = storeEventToCloudEvent(registered!);
+    expect(ce).toMatchObject({ id: "7-0", specversion: "1.0", source: "agent-registry", subject: "alpha", time: new Date(7000).toISOString() });
+  });
+});
+
+describe("aggregate status", () => {
+  const inst = (status: InstanceStatus): InstanceState => ({
+    agent_type: "a", instance_id: status, version: "1.0.0", status, registered_at: 0, last_heartbeat: 0,
+    heartbeat_interval_ms: 1000, active_tasks: 0, metadata: {}, revision: 1,
+  });
+  it("prefers ready over draining over registered; none is deregistered", () => {
+    expect(aggregateStatus([])).toBe("deregistered");
+    expect(aggregateStatus([inst("registered")])).toBe("registered");
+    expect(aggregateStatus([inst("registered"), inst("draining")])).toBe("draining");
+    expect(aggregateStatus([inst("draining"), inst("registered")])).toBe("draining");
+    expect(aggregateStatus([inst("registered"), inst("draining"), inst("ready")])).toBe("ready");
+  });
+
+  it("is what the view shows as instances change", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "a", { status: "registered" }));
+    expect(view.get("alpha")?.status).toBe("registered");
+    view.apply(instPut(3, "alpha", "b", { status: "draining" }));
+    expect(view.get("alpha")?.status).toBe("draining");
+    view.apply(instPut(4, "alpha", "c", { status: "ready" }));
+    expect(view.get("alpha")?.status).toBe("ready");
+    view.apply(del(instanceKey("alpha", "c"), 5));
+    expect(view.get("alpha")?.status).toBe("draining");
+  });
+});
+
+describe("RegistryView.current and listeners", () => {
+  it("reconstructs the stored records and revisions", () => {
+    const view = new RegistryView();
+    const spec = makeSpec("alpha");
+    view.apply(agentPut(1, spec, { registered_at: 5, updated_at: 6, static: true }));
+    view.apply(instPut(2, "alpha", "i1", { active_tasks: 2, metadata: { zone: "a" }, spec_changed: true }));
+    view.apply(gonePut(3, "alpha", "i2", "evicted", 777));
+    const agent = { record: { kind: "agent", spec, registered_at: 5, updated_at: 6, static: true }, revision: 1 };
+    expect(view.current("alpha", null)).toEqual({ agent, instance: null });
+    expect(view.current("alpha", "i1")).toEqual({
+      agent,
+      instance: {
+        record: {
+          kind: "instance", version: "1.0.0", status: "ready", registered_at: 100, last_heartbeat: 100,
+          heartbeat_interval_ms: 1000, active_tasks: 2, metadata: { zone: "a" }, spec_changed: false,
+        },
+        revision: 2,
+      },
+    });
+    expect(view.current("alpha", "i2").instance).toMatchObject({ record: { kind: "gone", reason: "evicted", at: 777 }, revision: 3 });
+    expect(view.current("alpha", "nope").instance).toBeNull();
+    expect(view.current("nobody", "i1")).toEqual({ agent: null, instance: null });
+    expect(view.isStatic("alpha")).toBe(true);
+  });
+
+  it("tells listeners of every change but plain heartbeats", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    const seen: Array<[string, string | undefined]> = [];
+    view.addListener({ update: (t, a) => seen.push([t, a?.status]) });
+    expect(seen).toEqual([["alpha", "deregistered"]]);
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(instPut(3, "alpha", "i1", { last_heartbeat: 999 }));
+    view.apply(del(agentKey("alpha"), 4));
+    expect(seen).toEqual([["alpha", "deregistered"], ["alpha", "ready"], ["alpha", undefined]]);
+  });
+});
