@@ -8,11 +8,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: process.env.CI ? ["default"] : ["default"],
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], maxWorkers: 2 } },
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], maxWorkers: 2, sequence: { groupOrder: 1 } } },
       {
         extends: true,
-        test: { name: "fault", include: ["test/fault/**/*.test.ts"], fileParallelism: false, testTimeout: 120_000 },
+        test: { name: "fault", include: ["test/fault/**/*.test.ts"], fileParallelism: false, testTimeout: 120_000, sequence: { groupOrder: 2 } },
       },
     ],
   },

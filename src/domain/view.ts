@@ -140,6 +140,20 @@ export class RegistryView {
     return this.agents.get(agentType)?.static ?? false;
   }
 
+  /**
+   * Forgets everything (listeners are told every agent left), for a full reload when the
+   * store's history no longer matches what was applied (its revision went backwards).
+   */
+  clear(): void {
+    const types = [...this.agents.keys()];
+    this.agents.clear();
+    this.orphans.clear();
+    this.orphanTombstones.clear();
+    this.capabilityIndex.clear();
+    this.revision = 0;
+    for (const t of types) this.notify(t, undefined);
+  }
+
   /** Records a revision that carries no agent data (a reserved key), so min_revision waits see it. */
   noteRevision(revision: number): void {
     if (revision > this.revision) this.revision = revision;

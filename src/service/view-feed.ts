@@ -40,6 +40,7 @@ export class ViewFeed {
   private lastCheckedRevision = -1;
   private stalledChecks = 0;
   private failures = 0;
+  private reloadPending = false;
   private loop: Promise<void> | null = null;
 
   constructor(private readonly deps: ViewFeedDeps) {}
@@ -71,6 +72,14 @@ export class ViewFeed {
     this.watch?.stop();
   }
 
+  /** Drops the view and loads it again from the store; events of the reload are not emitted. */
+  reload(reason: string): void {
+    if (this.stopped) return;
+    this.deps.log.error({ reason }, "reloading the view from the store");
+    this.reloadPending = true;
+    this.watch?.stop();
+  }
+
   /** Waits until the view has applied `revision`; false on timeout. */
   waitForRevision(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.deps.view.revision >= revision) return Promise.resolve(true);
@@ -98,6 +107,13 @@ export class ViewFeed {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
+        if (this.reloadPending) {
+          this.reloadPending = false;
+          this.deps.view.clear();
+          this.loadTarget = await this.deps.store.lastRevision();
+          this.loadedAt = -1;
+          if (this.loadTarget === 0) this.markLoaded();
+        }
         this.watch = await this.deps.store.watch(this.deps.view.revision);
         if (this.stopped) this.watch.stop();
         for await (const entry of this.watch) {
@@ -155,6 +171,12 @@ export class ViewFeed {
       return; // the store is away; the watch loop and reconnect handling take care of it
     }
     const applied = this.deps.view.revision;
+    if (last < applied) {
+      // The store lost writes we had applied (an unsynced crash; Jepsen on NATS 2.12.1):
+      // our view is ahead of the truth, so rebuild it from what the store now holds.
+      this.reload(`store revision went back from ${applied} to ${last}`);
+      return;
+    }
     const lag = Math.max(0, last - applied);
     this.deps.onLag?.(lag);
     // Two checks in a row behind with no progress: a write that just landed is not a stall.

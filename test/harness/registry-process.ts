@@ -8,6 +8,9 @@ import { waitFor } from "./wait.js";
 
 export type RegistryProcess = {
   readonly name: string;
+  readonly pid: number;
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
   readonly httpPort: number;
   readonly logs: string[];
   ready(): Promise<boolean>;
@@ -20,7 +23,7 @@ export async function spawnRegistry(name: string, env: Record<string, string>): 
   const httpPort = await pickFreePort();
   const logs: string[] = [];
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
-    env: { ...process.env, ...env, REGISTRY_HTTP_PORT: String(httpPort), REGISTRY_HTTP_HOST: "127.0.0.1", REGISTRY_REPLICA_NAME: name, REGISTRY_EMBEDDED: "never" },
+    env: { ...process.env, REGISTRY_EMBEDDED: "never", ...env, REGISTRY_HTTP_PORT: String(httpPort), REGISTRY_HTTP_HOST: "127.0.0.1", REGISTRY_REPLICA_NAME: name },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const keep = (chunk: Buffer) => {
@@ -29,13 +32,15 @@ export async function spawnRegistry(name: string, env: Record<string, string>): 
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const get = async (path: string) => {
     const res = await fetch(`http://127.0.0.1:${httpPort}${path}`);
     return { status: res.status, text: await res.text() };
   };
   const proc: RegistryProcess = {
     name,
+    pid: child.pid!,
+    exited,
     httpPort,
     logs,
     ready: async () => (await get("/readyz").catch(() => ({ status: 0 }))).status === 200,
@@ -53,7 +58,13 @@ export async function spawnRegistry(name: string, env: Record<string, string>): 
     },
   };
   try {
-    await waitFor(proc.ready, { timeoutMs: 30_000, intervalMs: 100, message: `replica ${name} ready` });
+    // Either it becomes ready, or it exits first (a bad configuration): never wait out the deadline.
+    await Promise.race([
+      waitFor(proc.ready, { timeoutMs: 30_000, intervalMs: 100, message: `replica ${name} ready` }),
+      exited.then((code) => {
+        throw new Error(`replica ${name} exited with code ${code} before it was ready`);
+      }),
+    ]);
   } catch (e) {
     child.kill("SIGKILL");
     throw new Error(`${(e as Error).message}\n${logs.slice(-30).join("\n")}`);

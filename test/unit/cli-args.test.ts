@@ -204,3 +204,30 @@ describe("event and agent lines", () => {
     });
   });
 });
+
+describe("connection flags", () => {
+  it("fall back to the service's environment variables and build daemon-friendly options", async () => {
+    const { connectOptions } = await import("../../src/cli/context.js");
+    const { connectionOptions } = await import("../../src/client/connection.js");
+    const o = connectOptions({ user: "flag-user" }, { NATS_URL: "nats://a:1, nats://b:2", NATS_USER: "env-user", NATS_PASSWORD: "pw", NATS_TLS_CA: "/ca.pem" }, 1500);
+    expect(o).toMatchObject({ servers: "nats://a:1, nats://b:2", user: "flag-user", pass: "pw", tls: { ca: "/ca.pem" }, timeoutMs: 1500 });
+    const c = connectionOptions(o);
+    expect(c).toMatchObject({ servers: ["nats://a:1", "nats://b:2"], maxReconnectAttempts: -1, pingInterval: 20_000, reconnectTimeWait: 1000, noAsyncTraces: true, timeout: 1500 });
+    expect(c.tls).toEqual({ caFile: "/ca.pem" });
+    expect(Array.isArray(c.authenticator) && c.authenticator.length).toBe(1);
+  });
+
+  it("takes PEM text, creds text and an nkey seed inline, and reads them from files otherwise", async () => {
+    const { connectionOptions } = await import("../../src/client/connection.js");
+    const { nkeys } = await import("@nats-io/nats-core");
+    const seed = new TextDecoder().decode(nkeys.createUser().getSeed());
+    const pem = "-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----";
+    const c = connectionOptions({ nkeySeed: seed, token: "t", tls: { ca: pem, cert: "/c.pem", key: "/k.pem" }, inboxPrefix: "_INBOX.agent", name: "x" });
+    expect(c.tls).toEqual({ ca: pem, certFile: "/c.pem", keyFile: "/k.pem" });
+    expect(c.inboxPrefix).toBe("_INBOX.agent");
+    expect(Array.isArray(c.authenticator) && c.authenticator.length).toBe(2);
+    const seedFile = file("seed.nk", `${seed}\n`);
+    expect(Array.isArray(connectionOptions({ nkeySeed: seedFile }).authenticator)).toBe(true);
+    expect(() => connectionOptions({ creds: join(dir, "missing.creds") })).toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
+import type { LivenessPolicy } from "../../src/domain/liveness.js";
+import type { InstanceState } from "../../src/domain/model.js";
+import type { Store } from "../../src/domain/ports.js";
+import { agentKey, decodeInstanceRecord, encodeRecord, instanceKey, type LiveInstanceRecord } from "../../src/domain/records.js";
+import { agentSpecSchema } from "../../src/domain/spec.js";
+import { RegistryView } from "../../src/domain/view.js";
+import { Evictor } from "../../src/service/evictor.js";
+import { silentLogger } from "../../src/service/logger.js";
+
+const RETENTION = 60_000;
+
+let t: number;
+let store: MemoryStore;
+let view: RegistryView;
+let evictor: Evictor;
+let evicted: Array<{ id: string; lateness: number }>;
+let preservation: boolean[];
+
+async function catchUp(s: Store, v: RegistryView): Promise<void> {
+  const last = await s.lastRevision();
+  if (v.revision >= last) return;
+  const watch = await s.watch(v.revision);
+  for await (const e of watch) {
+    v.apply(e);
+    if (e.revision >= last) break;
+  }
+  watch.stop();
+}
+
+function makeEvictor(policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 }): Evictor {
+  return new Evictor({
+    store,
+    view,
+    clock: { now: () => t },
+    log: silentLogger,
+    policy,
+    tickMs: 3_600_000, // never fires by itself: the tests call tick()
+    retentionMs: RETENTION,
+    hooks: {
+      onEvicted: (i: InstanceState, lateness: number) => evicted.push({ id: i.instance_id, lateness }),
+      onSelfPreservation: (active) => preservation.push(active),
+    },
+  });
+}
+
+const live = (lastHeartbeat: number, intervalMs = 1000): LiveInstanceRecord => ({
+  kind: "instance",
+  version: "1.0.0",
+  status: "ready",
+  registered_at: 0,
+  last_heartbeat: lastHeartbeat,
+  heartbeat_interval_ms: intervalMs,
+  active_tasks: 0,
+  metadata: {},
+  spec_changed: false,
+});
+
+async function addAgent(type: string): Promise<void> {
+  const spec = agentSpecSchema.parse({
+    agent_type: type, version: "1.0.0", description: "", owner_team: "t",
+    capabilities: [{ name: `${type}.run`, description: "", input_schema: {}, output_schema: {} }],
+    nats_subject: `tasks.${type}`, consumer_group: type,
+  });
+  await store.write(agentKey(type), encodeRecord({ kind: "agent", spec, registered_at: 0, updated_at: 0 }), 0);
+}
+
+async function addInstance(type: string, id: string, lastHeartbeat: number, intervalMs = 1000): Promise<number> {
+  return store.write(instanceKey(type, id), encodeRecord(live(lastHeartbeat, intervalMs)), 0);
+}
+
+async function record(type: string, id: string) {
+  const e = await store.get(instanceKey(type, id));
+  return e && e.operation === "PUT" ? decodeInstanceRecord(e.value) : e;
+}
+
+beforeEach(() => {
+  t = 0;
+  store = new MemoryStore();
+  store.now = () => t;
+  view = new RegistryView();
+  evicted = [];
+  preservation = [];
+  evictor = makeEvictor();
+});
+
+afterEach(() => evictor.stop());
+
+describe("Evictor", () => {
+  it("evicts exactly the instances past their deadline", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await addInstance("alpha", "b", 500);
+    await addInstance("alpha", "c", 0, 2000);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 3000;
+    await evictor.tick();
+    expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
+    expect(await record("alpha", "a")).toMatchObject({ kind: "gone", reason: "evicted", at: 3000, last_heartbeat: 0 });
+    expect(await record("alpha", "b")).toMatchObject({ kind: "instance" });
+    await catchUp(store, view);
+    t = 3600;
+    await evictor.tick();
+    expect(evicted.map((e) => e.id)).toEqual(["a", "b"]);
+    expect(evicted[1]?.lateness).toBe(100);
+    expect(await record("alpha", "c")).toMatchObject({ kind: "instance" });
+  });
+
+  it("never evicts an instance whose heartbeat landed after the view saw it", async () => {
+    await addAgent("alpha");
+    const rev = await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    // The heartbeat reaches the store, but not yet this replica's view.
+    await store.write(instanceKey("alpha", "a"), encodeRecord(live(2900)), rev);
+    evictor.start(0);
+    t = 3000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    expect(await record("alpha", "a")).toMatchObject({ kind: "instance", last_heartbeat: 2900 });
+    await catchUp(store, view);
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 5900;
+    await evictor.tick();
+    expect(evicted.map((e) => e.id)).toEqual(["a"]);
+  });
+
+  it("lets only one of two evictors with the same view evict an instance", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    const other = makeEvictor();
+    evictor.start(0);
+    other.start(0);
+    t = 4000;
+    await Promise.all([evictor.tick(), other.tick()]);
+    other.stop();
+    expect(evicted).toHaveLength(1);
+    expect((await store.lastRevision()) - view.revision).toBe(1);
+  });
+
+  it("evicts nothing within a full window of the grace start", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await addInstance("alpha", "static", 0);
+    await catchUp(store, view);
+    evictor.start(10_000);
+    t = 12_999;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 13_000;
+    await evictor.tick();
+    expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
+    t = 1e9;
+    await evictor.tick();
+    expect(await record("alpha", "static")).toMatchObject({ kind: "instance" });
+  });
+
+  it("holds evictions back under self-preservation and resumes when it ends", async () => {
+    evictor = makeEvictor({ missedHeartbeats: 3, selfPreservationRatio: 0.5 });
+    await addAgent("alpha");
+    for (let i = 0; i < 10; i++) await addInstance("alpha", `i${i}`, i < 6 ? 0 : 100_000);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 100_000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    expect(preservation).toEqual([true]);
+    // Two of the overdue come back: 4 of 10 is under the ratio.
+    for (const id of ["i0", "i1"]) {
+      const e = await store.get(instanceKey("alpha", id));
+      await store.write(instanceKey("alpha", id), encodeRecord(live(100_000)), e!.revision);
+    }
+    await catchUp(store, view);
+    await evictor.tick();
+    expect(preservation).toEqual([true, false]);
+    expect(evicted.map((e) => e.id).sort()).toEqual(["i2", "i3", "i4", "i5"]);
+  });
+
+  it("sweeps tombstones and then the deregistered agent after the retention period", async () => {
+    await addAgent("alpha");
+    const rev = await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 1000;
+    await store.write(instanceKey("alpha", "a"), encodeRecord({ kind: "gone", version: "1.0.0", reason: "graceful", at: 1000, registered_at: 0, last_heartbeat: 0 }), rev);
+    await catchUp(store, view);
+    t = 60_000; // a sweep, but the tombstone is younger than the retention period
+    await evictor.tick();
+    await catchUp(store, view);
+    expect(view.tombstones("alpha").size).toBe(1);
+    expect(view.get("alpha")?.status).toBe("deregistered");
+    t = 91_000;
+    await evictor.tick();
+    expect((await store.get(instanceKey("alpha", "a")))?.operation).toBe("DEL");
+    await catchUp(store, view);
+    expect(view.tombstones("alpha").size).toBe(0);
+    expect(view.get("alpha")).toBeDefined();
+    t = 121_000;
+    await evictor.tick();
+    expect((await store.get(agentKey("alpha")))?.operation).toBe("DEL");
+    await catchUp(store, view);
+    expect(view.get("alpha")).toBeUndefined();
+  });
+
+  it("keeps a deregistered agent that registers again before the sweep", async () => {
+    await addAgent("alpha");
+    await catchUp(store, view);
+    evictor.start(0);
+    await addInstance("alpha", "b", 200_000);
+    t = 200_000;
+    await evictor.tick();
+    expect((await store.get(agentKey("alpha")))?.operation).toBe("PUT");
+  });
+
+  it("stops and reports active", () => {
+    expect(evictor.active).toBe(false);
+    evictor.start(0);
+    expect(evictor.active).toBe(true);
+    evictor.stop();
+    expect(evictor.active).toBe(false);
+  });
+});
