@@ -33,6 +33,8 @@ import { Evictor } from "./service/evictor.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import { FleetGauges } from "./service/fleet-gauges.js";
+import { StaticRegistry, parseRegistryFile } from "./service/static-registry.js";
+import { readText, watchFile, type WatchedFile } from "./adapters/file/watched-file.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];
@@ -90,6 +92,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   let evictor: Evictor | null = null;
   let publisher: EventPublisher | null = null;
   let gauges: FleetGauges | null = null;
+  let fileWatch: WatchedFile | null = null;
   let natsUrl: string | undefined;
   let storesOpen = false;
   let endpointsUp = false;
@@ -239,6 +242,15 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
             }
           : undefined,
       });
+      if (config.registryFile) {
+        const path = config.registryFile;
+        const statics = new StaticRegistry({ registrar, view, log: root.child({ component: "registry-file" }), onError: () => metrics.registryFileErrors.inc() });
+        // A broken file at start stops the start, with the file's own message.
+        const text = await readText(path);
+        const applied = await statics.apply(parseRegistryFile(path, text));
+        log.info({ path, agents: applied.registered.length }, "registry file loaded");
+        fileWatch = watchFile(path, (t, err) => void statics.reload(path, t, err), { initial: text });
+      }
       // Ready means a request sent now is answered: the server must have our subscriptions.
       await nc.flush();
       endpointsUp = true;
@@ -304,6 +316,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       }
     };
     gauges?.stop();
+    fileWatch?.close();
     await quietly("stopping the evictor", () => evictor?.stop());
     await quietly("releasing the lease", () => lease?.release());
     await quietly("stopping the endpoints", () => service?.stop());

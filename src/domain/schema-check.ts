@@ -29,7 +29,6 @@ export class SchemaChecker {
       allowUnionTypes: true,
       validateFormats: false,
       $data: false,
-      addUsedSchema: false,
       allErrors: false,
     });
   }
@@ -56,7 +55,9 @@ export class SchemaChecker {
     } catch (e) {
       return oneLine((e as Error).message);
     } finally {
-      // Compiled schemas are not used later; drop them so the ajv instance does not grow.
+      // Compiled schemas are not used later; drop them so the ajv instance does not grow and
+      // two agents may use the same $id. (They must be added while compiling: a root `$ref: "#"`
+      // resolves through the registered schema.)
       this.ajv.removeSchema(schema as object);
     }
   }

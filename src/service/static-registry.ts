@@ -1,0 +1,86 @@
+/**
+ * Keeps the registry in step with a static registry file (issue: teams start from a
+ * checked-in JSON file). Entries are registered with instance `static`, which never expires;
+ * entries that leave the file are deregistered (reason `operator`). A broken file at start
+ * stops the start with its message; a broken file later is logged and counted, and the last
+ * good state stays. Every replica may run this: registering is idempotent and a second
+ * deregistration of the same entry is simply `unknown_instance`.
+ */
+import { ErrorCode, RegistryError } from "../domain/errors.js";
+import { STATIC_INSTANCE_ID } from "../domain/model.js";
+import { RemovalReason } from "../domain/records.js";
+import { validateRegistryFile } from "../domain/registry-file.js";
+import type { AgentSpecInput } from "../domain/spec.js";
+import type { RegistryView } from "../domain/view.js";
+import type { Logger } from "./logger.js";
+import type { Registrar } from "./registrar.js";
+
+export class RegistryFileError extends Error {
+  constructor(readonly path: string, readonly problems: string[]) {
+    super(`registry file ${path} is invalid:\n  ${problems.join("\n  ")}`);
+    this.name = "RegistryFileError";
+  }
+}
+
+/** Parses and validates the text of a registry file; throws RegistryFileError naming every problem. */
+export function parseRegistryFile(path: string, text: string): AgentSpecInput[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new RegistryFileError(path, [`not JSON: ${(e as Error).message}`]);
+  }
+  const result = validateRegistryFile(raw);
+  if (!result.ok) throw new RegistryFileError(path, result.errors);
+  return result.specs;
+}
+
+export class StaticRegistry {
+  /** agent types this file put in, with the spec text last applied */
+  private applied = new Map<string, string>();
+
+  constructor(
+    private readonly deps: { registrar: Registrar; view: RegistryView; log: Logger; onError?: (e: Error) => void },
+  ) {}
+
+  /** Applies a file's entries: registers new and changed ones, removes static entries no longer listed. */
+  async apply(specs: AgentSpecInput[]): Promise<{ registered: string[]; removed: string[] }> {
+    const wanted = new Map(specs.map((s) => [s.agent_type, JSON.stringify(s)]));
+    const registered: string[] = [];
+    const removed: string[] = [];
+    for (const [agentType, text] of wanted) {
+      const present = this.deps.view.get(agentType)?.instances.has(STATIC_INSTANCE_ID) ?? false;
+      if (this.applied.get(agentType) === text && present) continue;
+      await this.deps.registrar.register(agentType, { spec: JSON.parse(text) as unknown }, { static: true });
+      this.applied.set(agentType, text);
+      registered.push(agentType);
+    }
+    // Static entries in the store that the file no longer lists (also those of an earlier run).
+    const stale = new Set<string>([...this.applied.keys()].filter((t) => !wanted.has(t)));
+    for (const agent of this.deps.view.all()) {
+      if (agent.instances.has(STATIC_INSTANCE_ID) && !wanted.has(agent.agent_type)) stale.add(agent.agent_type);
+    }
+    for (const agentType of stale) {
+      try {
+        await this.deps.registrar.deregisterInstance(agentType, STATIC_INSTANCE_ID, RemovalReason.Operator);
+        removed.push(agentType);
+      } catch (e) {
+        if (!(e instanceof RegistryError && e.code === ErrorCode.UnknownInstance)) throw e;
+      }
+      this.applied.delete(agentType);
+    }
+    if (registered.length > 0 || removed.length > 0) this.deps.log.info({ registered, removed }, "registry file applied");
+    return { registered, removed };
+  }
+
+  /** A changed file: applied when valid; otherwise reported, and the last good state stays. */
+  async reload(path: string, text: string | null, readError: Error | null): Promise<void> {
+    try {
+      if (readError) throw new RegistryFileError(path, [`cannot be read: ${readError.message}`]);
+      await this.apply(parseRegistryFile(path, text ?? ""));
+    } catch (e) {
+      this.deps.log.error({ err: e, path }, "registry file not applied; keeping the last good state");
+      this.deps.onError?.(e as Error);
+    }
+  }
+}
