@@ -1,0 +1,183 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
+import { eventId, type StoreEvent } from "../../src/domain/events.js";
+import type { StoreEntry, StoreReader, StoreWatch } from "../../src/domain/ports.js";
+import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/records.js";
+import { agentSpecSchema } from "../../src/domain/spec.js";
+import { RegistryView } from "../../src/domain/view.js";
+import { silentLogger } from "../../src/service/logger.js";
+import { ViewFeed, type ViewFeedDeps } from "../../src/service/view-feed.js";
+import { waitFor } from "../harness/wait.js";
+
+let store: MemoryStore;
+let view: RegistryView;
+let events: StoreEvent[];
+let reserved: StoreEntry[];
+let restarts: string[];
+let feed: ViewFeed | null;
+
+const live = (status: LiveInstanceRecord["status"] = "ready"): LiveInstanceRecord => ({
+  kind: "instance", version: "1.0.0", status, registered_at: 0, last_heartbeat: 0,
+  heartbeat_interval_ms: 1000, active_tasks: 0, metadata: {}, spec_changed: false,
+});
+
+async function addAgent(type: string): Promise<number> {
+  const spec = agentSpecSchema.parse({
+    agent_type: type, version: "1.0.0", description: "", owner_team: "t",
+    capabilities: [{ name: `${type}.run`, description: "", input_schema: {}, output_schema: {} }],
+    nats_subject: `tasks.${type}`, consumer_group: type,
+  });
+  return store.write(agentKey(type), encodeRecord({ kind: "agent", spec, registered_at: 0, updated_at: 0 }), 0);
+}
+const addInstance = (type: string, id: string): Promise<number> => store.write(instanceKey(type, id), encodeRecord(live()), 0);
+
+function startFeed(reader: StoreReader = store, extra: Partial<ViewFeedDeps> = {}): ViewFeed {
+  feed = new ViewFeed({
+    store: reader,
+    view,
+    log: silentLogger,
+    onEvents: (evs) => events.push(...evs),
+    onReserved: (e) => reserved.push(e),
+    onRestart: (reason) => restarts.push(reason),
+    ...extra,
+  });
+  return feed;
+}
+
+const ids = (): string[] => events.map((e) => eventId(e.revision, e.index));
+
+beforeEach(() => {
+  store = new MemoryStore();
+  view = new RegistryView();
+  events = [];
+  reserved = [];
+  restarts = [];
+  feed = null;
+});
+
+afterEach(async () => {
+  await feed?.stop();
+});
+
+describe("ViewFeed", () => {
+  it("loads what the store holds without emitting its events", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "i1");
+    await addInstance("alpha", "i2");
+    const f = startFeed();
+    expect(f.loaded).toBe(false);
+    await f.start();
+    await f.whenLoaded();
+    expect(f.loaded).toBe(true);
+    expect(view.revision).toBe(3);
+    expect(view.get("alpha")?.instances.size).toBe(2);
+    expect(events).toEqual([]);
+  });
+
+  it("is loaded at once on an empty store", async () => {
+    const f = startFeed();
+    await f.start();
+    expect(f.loaded).toBe(true);
+    await f.whenLoaded();
+  });
+
+  it("emits the events of changes after the load, in store order", async () => {
+    await addAgent("alpha");
+    const f = startFeed();
+    await f.start();
+    await f.whenLoaded();
+    const rev = await addInstance("alpha", "i1");
+    expect(await f.waitForRevision(rev, 2000)).toBe(true);
+    expect(events.map((e) => e.type)).toEqual(["registry.agent.registered", "registry.capability.changed"]);
+    expect(ids()).toEqual([`${rev}-0`, `${rev}-1`]);
+  });
+
+  it("passes reserved keys on and counts their revisions", async () => {
+    const f = startFeed();
+    await f.start();
+    const rev = await store.write(LEASE_KEY, new TextEncoder().encode('{"holder":"x"}'), 0);
+    expect(await f.waitForRevision(rev, 2000)).toBe(true);
+    expect(reserved.map((e) => e.key)).toEqual([LEASE_KEY]);
+    expect(view.revision).toBe(rev);
+    expect(events).toEqual([]);
+  });
+
+  it("waitForRevision resolves at once when reached and false on timeout", async () => {
+    await addAgent("alpha");
+    const f = startFeed();
+    await f.start();
+    await f.whenLoaded();
+    expect(await f.waitForRevision(1, 10)).toBe(true);
+    const started = Date.now();
+    expect(await f.waitForRevision(99, 50)).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+  });
+
+  it("answers pending waits with false when it stops", async () => {
+    const f = startFeed();
+    await f.start();
+    const pending = f.waitForRevision(10, 60_000);
+    await f.stop();
+    expect(await pending).toBe(false);
+  });
+
+  it("resumes after a restart from what it applied, without duplicates", async () => {
+    await addAgent("alpha");
+    const f = startFeed();
+    await f.start();
+    await f.whenLoaded();
+    await addInstance("alpha", "i1");
+    f.restart("test");
+    await addInstance("alpha", "i2");
+    const last = await addInstance("alpha", "i3");
+    expect(await f.waitForRevision(last, 3000)).toBe(true);
+    expect(restarts).toEqual(["test"]);
+    const registered = events.filter((e) => e.type === "registry.agent.registered").map((e) => e.revision);
+    expect(registered).toEqual([2, 3, 4]);
+    expect(new Set(ids()).size).toBe(events.length);
+  });
+
+  it("applies nothing twice when a resumed watch overlaps what was applied", async () => {
+    // A store whose watches always replay from the start, as a sloppy resume would.
+    const replaying: StoreReader = { get: (k) => store.get(k), lastRevision: () => store.lastRevision(), watch: () => store.watch(0) };
+    await addAgent("alpha");
+    const f = startFeed(replaying);
+    await f.start();
+    await f.whenLoaded();
+    await addInstance("alpha", "i1");
+    await waitFor(() => events.length === 2);
+    f.restart("overlap");
+    const last = await addInstance("alpha", "i2");
+    expect(await f.waitForRevision(last, 3000)).toBe(true);
+    expect(ids()).toEqual(["2-0", "2-1", "3-0"]);
+  });
+
+  it("restarts a watch that stalls behind the store", async () => {
+    let calls = 0;
+    const stalling: StoreReader = {
+      get: (k) => store.get(k),
+      lastRevision: () => store.lastRevision(),
+      watch: async (after): Promise<StoreWatch> => {
+        if (++calls > 1) return store.watch(after);
+        // The first watch never delivers anything, like a consumer the server lost.
+        let wake: () => void = () => {};
+        const stopped = new Promise<void>((resolve) => (wake = resolve));
+        return {
+          stop: () => wake(),
+          async *[Symbol.asyncIterator]() {
+            await stopped;
+          },
+        };
+      },
+    };
+    const lags: number[] = [];
+    await addAgent("alpha");
+    const f = startFeed(stalling, { checkIntervalMs: 20, onLag: (lag) => lags.push(lag) });
+    await f.start();
+    await f.whenLoaded();
+    expect(restarts[0]).toMatch(/^watch stalled 1 revisions behind/);
+    expect(lags).toContain(1);
+    expect(view.get("alpha")).toBeDefined();
+    expect(calls).toBe(2);
+  });
+});
