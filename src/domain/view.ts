@@ -60,6 +60,8 @@ export class RegistryView {
   private readonly orphanTombstones = new Map<string, Map<string, Tombstone>>();
   /** capability name -> agent types declaring it (any status). */
   private readonly capabilityIndex = new Map<string, Set<string>>();
+  /** nats_subject -> agent types consuming it (any status), for the uniqueness rule. */
+  private readonly subjectIndex = new Map<string, Set<string>>();
   private readonly listeners: AgentListener[] = [];
 
   addListener(listener: AgentListener): void {
@@ -82,6 +84,11 @@ export class RegistryView {
   /** Agent types declaring a capability, whatever their status. */
   providersOf(capability: string): ReadonlySet<string> {
     return this.capabilityIndex.get(capability) ?? EMPTY;
+  }
+
+  /** Agent types whose spec names this nats_subject, whatever their status. */
+  consumersOf(natsSubject: string): ReadonlySet<string> {
+    return this.subjectIndex.get(natsSubject) ?? EMPTY;
   }
 
   capabilityNames(): IterableIterator<string> {
@@ -150,6 +157,7 @@ export class RegistryView {
     this.orphans.clear();
     this.orphanTombstones.clear();
     this.capabilityIndex.clear();
+    this.subjectIndex.clear();
     this.revision = 0;
     for (const t of types) this.notify(t, undefined);
   }
@@ -343,6 +351,7 @@ export class RegistryView {
 
   private indexCapabilities(agentType: string, spec: AgentSpec): void {
     for (const c of spec.capabilities) getOrCreateSet(this.capabilityIndex, c.name).add(agentType);
+    getOrCreateSet(this.subjectIndex, spec.nats_subject).add(agentType);
   }
 
   private unindexCapabilities(agentType: string, spec: AgentSpec): void {
@@ -351,6 +360,9 @@ export class RegistryView {
       set?.delete(agentType);
       if (set && set.size === 0) this.capabilityIndex.delete(c.name);
     }
+    const subjects = this.subjectIndex.get(spec.nats_subject);
+    subjects?.delete(agentType);
+    if (subjects && subjects.size === 0) this.subjectIndex.delete(spec.nats_subject);
   }
 
   private notify(agentType: string, agent: AgentState | undefined): void {

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { ErrorCode, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
-import { InstanceStatus, STATIC_INSTANCE_ID } from "../domain/model.js";
+import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/model.js";
+import type { AgentSpec } from "../domain/spec.js";
 import type { RegisterMessage, HeartbeatMessage } from "../domain/messages.js";
 import { StoreConflictError, StoreUnavailableError, type Store } from "../domain/ports.js";
 import {
@@ -86,7 +87,7 @@ export class Registrar {
       const plan = planRegister(
         { spec, instanceId, heartbeatIntervalMs: interval, status, metadata: msg.metadata ?? {}, static: opts.static ?? false },
         current,
-        { otherLiveVersions, others: view.all(), duplicateCapabilities: settings.duplicateCapabilities },
+        { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities },
         this.deps.clock.now(),
       );
       warnings.push(...plan.notes.filter((n) => !warnings.includes(n)));
@@ -143,6 +144,24 @@ export class Registrar {
       }
     }
     return { agent_type: agentType, instance_id: null, agent_removed: true, revision, instances: removed };
+  }
+
+  /**
+   * The only agent types the fleet rules can concern: those consuming the same subject and,
+   * under policy reject, those declaring one of the same capabilities. Looked up in the
+   * view's indexes so a registration costs the same with 10 or 10,000 agent types.
+   */
+  private fleetCandidates(spec: AgentSpec): AgentState[] {
+    const { view, settings } = this.deps;
+    const types = new Set(view.consumersOf(spec.nats_subject));
+    if (settings.duplicateCapabilities === "reject") for (const c of spec.capabilities) for (const t of view.providersOf(c.name)) types.add(t);
+    types.delete(spec.agent_type);
+    const out: AgentState[] = [];
+    for (const t of types) {
+      const a = view.get(t);
+      if (a) out.push(a);
+    }
+    return out;
   }
 
   private liveOthers(agentType: string, instanceId: string): number {
