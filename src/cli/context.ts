@@ -2,10 +2,10 @@
  * What every CLI command shares: the common flags, the lazily opened connection, output
  * helpers, and the mapping of failures to exit codes and one-line messages.
  */
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import { CONFIG_VARIABLES } from "../config.js";
 import { connect, type ConnectOptions } from "../client/connection.js";
-import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError } from "../client/errors.js";
+import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, permissionDenied } from "../client/errors.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { colorEnabled, colors, type Colors } from "./table.js";
 
@@ -69,6 +69,11 @@ export const COMMON_OPTIONS: Record<string, OptionSpec> = {
   "tls-ca": { type: "string", value: "FILE", description: "CA certificate for TLS (env NATS_TLS_CA)" },
   "tls-cert": { type: "string", value: "FILE", description: "client certificate for TLS (env NATS_TLS_CERT)" },
   "tls-key": { type: "string", value: "FILE", description: "client key for TLS (env NATS_TLS_KEY)" },
+  "inbox-prefix": {
+    type: "string",
+    value: "PREFIX",
+    description: "private reply subject prefix, e.g. _INBOX_operator, when the NATS user may not use _INBOX (env NATS_INBOX_PREFIX)",
+  },
   prefix: { type: "string", value: "PREFIX", description: "registry subject prefix (env REGISTRY_PREFIX, default registry)" },
   tenant: { type: "string", value: "TENANT", description: "query a tenant's view (env REGISTRY_TENANT)" },
   timeout: { type: "string", value: "MS", description: "request timeout in milliseconds (default 5000)" },
@@ -111,6 +116,7 @@ export function connectOptions(values: Values, env: CliIo["env"], timeoutMs: num
     token: get("token"),
     creds: get("creds"),
     nkeySeed: get("nkey"),
+    inboxPrefix: flagOrEnv(values, env, "inbox-prefix", "NATS_INBOX_PREFIX"),
     ...(tls.ca || tls.cert || tls.key ? { tls } : {}),
     name: "agent-registry-cli",
     timeoutMs,
@@ -133,7 +139,12 @@ export function createContext(args: string[], values: Values, io: CliIo): { ctx:
   const nc = () => {
     ncPromise ??= connect(connectOptions(values, io.env, timeoutMs)).catch((e: unknown) => {
       const servers = flagOrEnv(values, io.env, "nats") ?? "nats://127.0.0.1:4222";
-      throw new ConnectFailedError(`cannot connect to NATS at ${servers}: ${e instanceof Error ? e.message : String(e)}`);
+      const why = e instanceof Error ? e.message : String(e);
+      // Wrong credentials are not an outage: retrying later would not help (exit code 1).
+      if (e instanceof errors.AuthorizationError || e instanceof errors.UserAuthenticationExpiredError) {
+        throw new Error(`NATS at ${servers} refused the credentials (${why}); check --user/--password, --token, --creds or --nkey`);
+      }
+      throw new ConnectFailedError(`cannot connect to NATS at ${servers}: ${why}`);
     });
     return ncPromise;
   };
@@ -168,6 +179,8 @@ export function describeFailure(e: unknown): { code: ExitCode; lines: string[] }
     const lines = [`error: ${e.code}: ${e.message}`, ...e.issues.map((i) => `  ${i.path || "(root)"}: ${i.message}`)];
     return { code: e.status === 404 ? ExitCode.NotFound : ExitCode.Error, lines };
   }
+  const denied = permissionDenied(e);
+  if (denied) return { code: ExitCode.Error, lines: [`error: ${denied.message}`] };
   return { code: ExitCode.Error, lines: [`error: ${e instanceof Error ? e.message : String(e)}`] };
 }
 

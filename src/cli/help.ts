@@ -8,7 +8,7 @@ export const BIN = "agent-registry";
 export const EXIT_CODES_HELP = [
   "Exit codes:",
   "  0  success",
-  "  1  error reply from the registry, or validation failure",
+  "  1  error reply from the registry, validation failure, or refused by NATS (credentials, permissions)",
   "  2  usage error (unknown command or flag, missing argument)",
   "  3  registry or NATS unreachable, or no answer in time",
   "  4  not found (unknown agent type or instance, no route)",

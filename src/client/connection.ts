@@ -28,7 +28,10 @@ export type ConnectOptions = {
   nkeySeed?: string;
   /** Each one a file path or PEM text. */
   tls?: { ca?: string; cert?: string; key?: string };
-  /** Reply subjects start with this; agents' permissions usually allow only their own. */
+  /**
+   * Reply subjects start with this instead of `_INBOX`. Under deploy/nats/auth.conf every
+   * client but the registry must use its own (`_INBOX_<name>`), or its requests get no reply.
+   */
   inboxPrefix?: string;
   /** Connection name shown by the server's monitoring. */
   name?: string;
@@ -92,6 +95,29 @@ export function connectionOptions(o: ConnectOptions = {}): ConnectionOptions {
   if (o.name) opts.name = o.name;
   if (o.timeoutMs !== undefined) opts.timeout = o.timeoutMs;
   return { ...opts, ...o.overrides };
+}
+
+/**
+ * Connection settings from the environment variables the service and the CLI read too:
+ * NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED_FILE,
+ * NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY and NATS_INBOX_PREFIX. Empty values count as unset;
+ * the defined values of `extra` (a name, a timeout, overrides) win over the environment.
+ */
+export function connectOptionsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env, extra: ConnectOptions = {}): ConnectOptions {
+  const get = (name: string) => (env[name] === "" ? undefined : env[name]);
+  const tls = { ca: get("NATS_TLS_CA"), cert: get("NATS_TLS_CERT"), key: get("NATS_TLS_KEY") };
+  const fromEnv: ConnectOptions = {
+    servers: get("NATS_URL"),
+    user: get("NATS_USER"),
+    pass: get("NATS_PASSWORD"),
+    token: get("NATS_TOKEN"),
+    creds: get("NATS_CREDS"),
+    nkeySeed: get("NATS_NKEY_SEED_FILE"),
+    inboxPrefix: get("NATS_INBOX_PREFIX"),
+    ...(tls.ca || tls.cert || tls.key ? { tls } : {}),
+  };
+  const defined = (o: ConnectOptions) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as ConnectOptions;
+  return { ...defined(fromEnv), ...defined(extra) };
 }
 
 /** Connects with {@link connectionOptions}. */

@@ -135,6 +135,38 @@ export class RegistryUnreachableError extends Error {
   }
 }
 
+/**
+ * The NATS server refused the operation for this user (its permissions do not allow the
+ * subject): a deployment problem, never retried. A refused `subscription` to `_INBOX.…`
+ * usually means the connection needs its private `inboxPrefix` (docs/security.md).
+ */
+export class PermissionDeniedError extends Error {
+  constructor(
+    readonly operation: "publish" | "subscription",
+    readonly subject: string,
+    options?: { cause?: unknown },
+  ) {
+    const hint =
+      operation === "subscription" && /^_INBOX\./.test(subject)
+        ? "; replies need the connection's private inbox prefix (inboxPrefix, CLI --inbox-prefix, env NATS_INBOX_PREFIX)"
+        : "";
+    super(`permission denied: this NATS user may not ${operation === "publish" ? "publish to" : "subscribe to"} ${subject}${hint}`, options);
+    this.name = "PermissionDeniedError";
+  }
+}
+
+/**
+ * The permission violation behind an error of nats.js (a request, a subscription or a
+ * JetStream call wraps it in `cause`), as a {@link PermissionDeniedError}; undefined otherwise.
+ */
+export function permissionDenied(e: unknown): PermissionDeniedError | undefined {
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
+    if (cur instanceof PermissionDeniedError) return cur;
+    if (cur instanceof errors.PermissionViolationError) return new PermissionDeniedError(cur.operation, cur.subject, { cause: e });
+  }
+  return undefined;
+}
+
 /** True for failures worth retrying later: no answer, or the registry said it is unavailable. */
 export function isTransient(e: unknown): boolean {
   if (e instanceof RegistryTimeoutError || e instanceof RegistryUnreachableError) return true;
@@ -189,6 +221,8 @@ function errorFrom(status: number | undefined, headerMessage: string, body: unkn
 
 /** Maps what `nc.request` rejects with to the SDK's errors; anything else passes through. */
 export function requestFailure(e: unknown, subject: string, timeoutMs: number): unknown {
+  const denied = permissionDenied(e);
+  if (denied) return denied;
   const cause = e instanceof errors.RequestError && e.cause !== undefined ? e.cause : e;
   if (cause instanceof errors.NoRespondersError || (e instanceof errors.RequestError && e.isNoResponders())) {
     return new RegistryUnreachableError(subject);

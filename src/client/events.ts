@@ -4,8 +4,9 @@
  * from a stream sequence.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstream, type OrderedConsumerOptions } from "@nats-io/jetstream";
+import { JetStreamApiError, JetStreamApiCodes, jetstream, type OrderedConsumerOptions } from "@nats-io/jetstream";
 import { EVENT_TYPES, subjects, type EventType } from "../adapters/nats/subjects.js";
+import { permissionDenied } from "./errors.js";
 import type { RegistryEvent } from "./types.js";
 
 export type WatchEventsOptions = {
@@ -93,6 +94,16 @@ function supportsManyFilters(nc: NatsConnection): boolean {
   return major > 2 || (major === 2 && minor >= 10);
 }
 
+// The two ways a watch usually fails to start, in words an operator can act on.
+function watchFailure(e: unknown, stream: string): unknown {
+  const denied = permissionDenied(e);
+  if (denied) return denied;
+  if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) {
+    return new Error(`events stream ${stream} not found: is the registry running on this NATS, and is its events stream named ${stream}?`, { cause: e });
+  }
+  return e;
+}
+
 /**
  * Events from the stream, oldest first: the replay from `since`, then live ones as they are
  * stored. Breaking out of the loop deletes the consumer.
@@ -103,9 +114,16 @@ export async function* watchEvents(nc: NatsConnection, options: WatchEventsOptio
   if (filters?.length === 1) consumerOpts.filter_subjects = filters[0];
   else if (filters && supportsManyFilters(nc)) consumerOpts.filter_subjects = filters;
 
+  const stream = options.stream ?? "REGISTRY_EVENTS";
   const js = jetstream(nc, { timeout: options.timeoutMs ?? 5000 });
-  const consumer = await js.consumers.get(options.stream ?? "REGISTRY_EVENTS", consumerOpts);
-  const messages = await consumer.consume();
+  let consumer;
+  let messages;
+  try {
+    consumer = await js.consumers.get(stream, consumerOpts);
+    messages = await consumer.consume();
+  } catch (e) {
+    throw watchFailure(e, stream);
+  }
   const decoder = new TextDecoder();
   try {
     for await (const m of messages) {

@@ -1,7 +1,7 @@
 /**
  * The SDK that agents and coordinators import (`agent-registry/client`).
  */
-export { connect, connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "./connection.js";
+export { connect, connectionOptions, connectOptionsFromEnv, DEFAULT_NATS_URL, type ConnectOptions } from "./connection.js";
 export {
   ConflictError,
   decodeReply,
@@ -13,6 +13,8 @@ export {
   NoRouteError,
   NotFoundError,
   PayloadTooLargeError,
+  PermissionDeniedError,
+  permissionDenied,
   RegistryClientError,
   RegistryTimeoutError,
   RegistryUnreachableError,

@@ -61,8 +61,13 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   const specChanged = replace && (!stored || !sameSpec(stored.spec, cmd.spec));
   if (replace) checkFleetRules(cmd.spec, fleet);
 
+  // An agent type with no live instance may be swept (retention) at any moment, so its first
+  // instance back rewrites the record even when unchanged: the CAS on its revision then races
+  // the sweep's CAS delete and exactly one wins (a lost registration retries and re-creates
+  // the record) instead of leaving a live instance with no spec behind it.
+  const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
   const agentWrite =
-    replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true))
+    revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true)))
       ? {
           record: {
             kind: "agent" as const,

@@ -5,7 +5,8 @@
  * (docs/reliability.md). Results are cached by the schema's text, so an agent that
  * re-registers the same spec does not pay for compilation again.
  */
-import { Ajv } from "ajv";
+import { Ajv, type Options } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 /** Largest schema accepted, as JSON text. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
@@ -16,22 +17,23 @@ const CACHE_LIMIT = 10_000;
 // Nested quantifiers such as (a+)+ or (\w*)* are the classic exponential-backtracking shape.
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)\s*[+*{]/;
 
-export class SchemaChecker {
-  private readonly ajv: Ajv;
-  private readonly cache = new Map<string, string | null>();
+const AJV_OPTIONS: Options = {
+  strict: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+  validateFormats: false,
+  $data: false,
+  allErrors: false,
+};
+const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
 
-  constructor() {
-    this.ajv = new Ajv({
-      strict: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-      allowUnionTypes: true,
-      validateFormats: false,
-      $data: false,
-      allErrors: false,
-    });
-  }
+export class SchemaChecker {
+  /** draft-07 (the default, and what most tool schemas are) and 2020-12 when a schema declares it. */
+  private readonly draft7 = new Ajv(AJV_OPTIONS);
+  private readonly draft2020 = new Ajv2020(AJV_OPTIONS);
+  private readonly cache = new Map<string, string | null>();
 
   /** null when the schema compiles, else a one-line reason. */
   check(schema: unknown): string | null {
@@ -49,8 +51,9 @@ export class SchemaChecker {
     if (text.length > MAX_SCHEMA_BYTES) return `schema is ${text.length} bytes; the limit is ${MAX_SCHEMA_BYTES}`;
     const patternProblem = findBadPattern(schema);
     if (patternProblem) return patternProblem;
+    const ajv = (schema as { $schema?: unknown }).$schema === DRAFT_2020 || (schema as { $schema?: unknown }).$schema === `${DRAFT_2020}#` ? this.draft2020 : this.draft7;
     try {
-      this.ajv.compile(schema as object);
+      ajv.compile(schema as object);
       return null;
     } catch (e) {
       return oneLine((e as Error).message);
@@ -58,7 +61,7 @@ export class SchemaChecker {
       // Compiled schemas are not used later; drop them so the ajv instance does not grow and
       // two agents may use the same $id. (They must be added while compiling: a root `$ref: "#"`
       // resolves through the registered schema.)
-      this.ajv.removeSchema(schema as object);
+      ajv.removeSchema(schema as object);
     }
   }
 }

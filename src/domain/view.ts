@@ -42,6 +42,8 @@ type MutableAgent = {
   deregistered_at: number | null;
   /** Instances that left and whose tombstones are still in the store. */
   gone: Map<string, Tombstone>;
+  /** When an instance last left by any means (a tombstone or a deleted key). */
+  left_at: number;
   static: boolean;
   /** Capability name -> signature of what a coordinator sees of it, computed once per spec. */
   capSigs: ReadonlyMap<string, string>;
@@ -213,6 +215,7 @@ export class RegistryView {
         status: AgentStatus.Deregistered,
         deregistered_at: null,
         gone: this.orphanTombstones.get(agentType) ?? new Map(),
+        left_at: 0,
         static: record.static === true,
         capSigs: capabilitySignatures(record.spec),
       };
@@ -284,6 +287,7 @@ export class RegistryView {
       if (previous) {
         instances.delete(instanceId);
         if (agent) {
+          agent.left_at = Math.max(agent.left_at, record && record.kind === "gone" ? record.at : entry.created);
           events.push({
             type: "registry.agent.deregistered",
             subject: agentType,
@@ -310,7 +314,7 @@ export class RegistryView {
     agent.status = aggregateStatus(agent.instances.values());
     if (agent.status !== AgentStatus.Deregistered) agent.deregistered_at = null;
     else {
-      let last = agent.updated_at;
+      let last = Math.max(agent.updated_at, agent.left_at);
       for (const t of agent.gone.values()) if (t.at > last) last = t.at;
       agent.deregistered_at = last;
     }

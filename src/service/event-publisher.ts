@@ -62,8 +62,10 @@ export class EventPublisher {
 
   /** This replica now publishes: skip what the stream already has, then publish the rest. */
   async becomeLeader(): Promise<void> {
-    this.leader = true;
+    // Prune as a follower first: were we leader already, an enqueue during the read would
+    // start publishing the whole backlog (only the stream's duplicate window would save it).
     await this.prune();
+    this.leader = true;
     this.pump();
   }
 

@@ -8,7 +8,7 @@
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/records.js";
-import { planEvictions, type LivenessPolicy } from "../domain/liveness.js";
+import { evictionDeadline, planEvictions, type LivenessPolicy } from "../domain/liveness.js";
 import { AgentStatus, type InstanceState } from "../domain/model.js";
 import type { RegistryView } from "../domain/view.js";
 import type { Clock } from "./clock.js";
@@ -108,8 +108,8 @@ export class Evictor {
         last_heartbeat: instance.last_heartbeat,
       });
       await this.deps.store.write(instanceKey(instance.agent_type, instance.instance_id), record, instance.revision);
-      const deadline = instance.last_heartbeat + this.deps.policy.missedHeartbeats * instance.heartbeat_interval_ms;
-      const lateness = this.deps.clock.now() - Math.max(deadline, this.graceStart);
+      const deadline = evictionDeadline(instance, this.graceStart, this.deps.policy) ?? now;
+      const lateness = this.deps.clock.now() - deadline;
       this.deps.hooks?.onEvicted?.(instance, lateness);
       this.deps.log.info({ agent_type: instance.agent_type, instance_id: instance.instance_id, lateness_ms: lateness }, "evicted");
     } catch (e) {

@@ -41,6 +41,7 @@ export class ViewFeed {
   private stalledChecks = 0;
   private failures = 0;
   private reloadPending = false;
+  private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
 
   constructor(private readonly deps: ViewFeedDeps) {}
@@ -94,6 +95,7 @@ export class ViewFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wake?.();
     if (this.checkTimer) clearInterval(this.checkTimer);
     this.watch?.stop();
     for (const w of this.waiters) {
@@ -108,10 +110,13 @@ export class ViewFeed {
     while (!this.stopped) {
       try {
         if (this.reloadPending) {
+          // Read the target first: if the store is away, nothing is cleared and the next
+          // pass tries again, so a half-done reload can never be taken for live changes.
+          const target = await this.deps.store.lastRevision();
           this.reloadPending = false;
-          this.deps.view.clear();
-          this.loadTarget = await this.deps.store.lastRevision();
           this.loadedAt = -1;
+          this.deps.view.clear();
+          this.loadTarget = target;
           if (this.loadTarget === 0) this.markLoaded();
         }
         this.watch = await this.deps.store.watch(this.deps.view.revision);
@@ -125,8 +130,16 @@ export class ViewFeed {
         this.deps.log.warn({ err: e, failures: this.failures }, "bucket watch failed");
       }
       if (this.stopped) break;
-      // Backoff between recreations: 100 ms doubling to 5 s.
-      await sleep(Math.min(5000, 100 * 2 ** Math.min(this.failures, 6)));
+      // Backoff between recreations: 100 ms doubling to 5 s (cut short by stop()).
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(5000, 100 * 2 ** Math.min(this.failures, 6)));
+        t.unref();
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
     }
   }
 
@@ -164,13 +177,15 @@ export class ViewFeed {
 
   private async checkLag(): Promise<void> {
     if (this.stopped) return;
+    // What was applied before asking: writes applied while the question is in flight must
+    // not look like the store going backwards.
+    const applied = this.deps.view.revision;
     let last: number;
     try {
       last = await this.deps.store.lastRevision();
     } catch {
       return; // the store is away; the watch loop and reconnect handling take care of it
     }
-    const applied = this.deps.view.revision;
     if (last < applied) {
       // The store lost writes we had applied (an unsynced crash; Jepsen on NATS 2.12.1):
       // our view is ahead of the truth, so rebuild it from what the store now holds.
@@ -188,5 +203,3 @@ export class ViewFeed {
     }
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());

@@ -160,10 +160,7 @@ describe("Evictor", () => {
     expect(await record("alpha", "static")).toMatchObject({ kind: "instance" });
   });
 
-  // Bug (src/service/evictor.ts, evict()): lateness is measured from max(deadline, graceStart),
-  // but after a grace start the deadline is graceStart + window (domain/liveness.ts), so the
-  // lateness metric over-reports by a whole eviction window.
-  it.fails("measures lateness from the grace-pushed deadline", async () => {
+  it("measures lateness from the grace-pushed deadline", async () => {
     await addAgent("alpha");
     await addInstance("alpha", "a", 0);
     await catchUp(store, view);
@@ -220,10 +217,7 @@ describe("Evictor", () => {
     expect(view.get("alpha")).toBeUndefined();
   });
 
-  // Bug: a register of an unchanged spec writes only the instance record, so the sweep's
-  // compare-and-set on the agent record still succeeds when this replica's view has not yet
-  // seen the new instance: the live instance is left without its agent record (invisible).
-  it.fails("keeps a deregistered agent whose instance registers again while the sweep runs", async () => {
+  it("keeps a deregistered agent whose instance registers again while the sweep runs", async () => {
     await addAgent("alpha");
     await catchUp(store, view);
     evictor.start(0);

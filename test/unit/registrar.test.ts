@@ -166,6 +166,21 @@ describe("Registrar.register", () => {
     await catchUp(memory, view);
     const e = await rejection(registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) }));
     expect(e.code).toBe("conflict");
+    // Once alpha has no live instance, its subject is free.
+    await registrar.deregisterType("alpha");
+    await catchUp(memory, view);
+    expect((await registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) })).agent_type).toBe("beta");
+  });
+
+  it("refuses a capability another live type provides under policy reject only", async () => {
+    const caps = { capabilities: [{ name: "text.summarize", description: "", input_schema: {}, output_schema: {} }] };
+    await registrar.register("alpha", { spec: spec("alpha", caps) });
+    await catchUp(memory, view);
+    const strict = new Registrar({ store, view, checker: new SchemaChecker(), clock: { now: () => t }, settings: { ...settings, duplicateCapabilities: "reject" } });
+    const e = await rejection(strict.register("beta", { spec: spec("beta", caps) }));
+    expect(e.code).toBe("conflict");
+    expect(e.message).toContain("text.summarize");
+    expect((await registrar.register("beta", { spec: spec("beta", caps) })).agent_type).toBe("beta");
   });
 
   it("re-reads the store when another replica wrote the agent record first", async () => {

@@ -105,6 +105,15 @@ describe("planRegister", () => {
     expect(plan.instanceWrite.record).toMatchObject({ registered_at: 100, last_heartbeat: NOW, active_tasks: 4, status: "registered", spec_changed: false });
   });
 
+  it("rewrites an unchanged record when the type has no live instance, so the retention sweep cannot race it", () => {
+    const spec = makeSpec("alpha");
+    const plan = planRegister(cmd(spec), { agent: storedAgent(spec), instance: null }, fleet(), NOW);
+    expect(plan.agentWrite).toMatchObject({ expectedRevision: 5, record: { spec, registered_at: 100, updated_at: NOW } });
+    expect(plan.specChanged).toBe(false);
+    const withOthers = planRegister(cmd(spec), { agent: storedAgent(spec), instance: null }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(withOthers.agentWrite).toBeNull();
+  });
+
   it("replaces the stored spec with a newer version, keeping registered_at", () => {
     const plan = planRegister(cmd(makeSpec("alpha", { version: "1.2.0" })), { agent: storedAgent(makeSpec("alpha")), instance: null }, fleet(), NOW);
     expect(plan.agentWrite?.expectedRevision).toBe(5);
@@ -168,7 +177,7 @@ describe("planRegister", () => {
     const flagOnly = planRegister(cmd(spec, { static: true }), { agent: storedAgent(spec), instance: null }, fleet(), NOW);
     expect(flagOnly.agentWrite?.record).toMatchObject({ static: true, registered_at: 100 });
     expect(flagOnly.specChanged).toBe(false);
-    const unchanged = planRegister(cmd(spec, { static: true }), { agent: storedAgent(spec, 5, { static: true }), instance: null }, fleet(), NOW);
+    const unchanged = planRegister(cmd(spec, { static: true }), { agent: storedAgent(spec, 5, { static: true }), instance: null }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
     expect(unchanged.agentWrite).toBeNull();
     const dropped = planRegister(cmd(spec), { agent: storedAgent(spec, 5, { static: true }), instance: null }, fleet(), NOW);
     expect(dropped.agentWrite?.record).not.toHaveProperty("static");

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { eventId, type StoreEvent } from "../../src/domain/events.js";
 import type { StoreEntry, StoreReader, StoreWatch } from "../../src/domain/ports.js";
@@ -164,9 +164,12 @@ describe("ViewFeed", () => {
         const stopped = new Promise<void>((resolve) => (wake = resolve));
         return {
           stop: () => wake(),
-          async *[Symbol.asyncIterator]() {
-            await stopped;
-          },
+          [Symbol.asyncIterator]: () => ({
+            next: async (): Promise<IteratorResult<StoreEntry>> => {
+              await stopped;
+              return { done: true, value: undefined };
+            },
+          }),
         };
       },
     };
@@ -180,4 +183,93 @@ describe("ViewFeed", () => {
     expect(view.get("alpha")).toBeDefined();
     expect(calls).toBe(2);
   });
+
+  describe("reload", () => {
+    /** A store reader that can be pointed at another store and made to fail lastRevision. */
+    function switchable(initial: MemoryStore) {
+      const r = { target: initial, failLastRevision: 0 };
+      const reader: StoreReader = {
+        get: (k) => r.target.get(k),
+        watch: (after) => r.target.watch(after),
+        lastRevision: () => {
+          if (r.failLastRevision > 0) {
+            r.failLastRevision--;
+            return Promise.reject(new Error("store away"));
+          }
+          return r.target.lastRevision();
+        },
+      };
+      return { r, reader };
+    }
+
+    it("rebuilds the view when the store's revision goes back, without emitting the reload", async () => {
+      await addAgent("alpha");
+      await addAgent("beta");
+      await addInstance("beta", "b1");
+      const { r, reader } = switchable(store);
+      const f = startFeed(reader, { checkIntervalMs: 20 });
+      await f.start();
+      await f.whenLoaded();
+      expect(view.get("beta")).toBeDefined();
+      // The store comes back without its last writes.
+      const survivor = store;
+      store = new MemoryStore();
+      await addAgent("alpha");
+      r.target = store;
+      await waitFor(() => view.get("beta") === undefined && f.loaded && view.revision === 1);
+      expect(events).toEqual([]);
+      expect(survivor).not.toBe(store);
+      const rev = await addInstance("alpha", "a1");
+      expect(await f.waitForRevision(rev, 2000)).toBe(true);
+      expect(events.map((e) => e.type)).toEqual(["registry.agent.registered", "registry.capability.changed"]);
+    });
+
+    it("does not reload when writes land while the lag check reads the store", async () => {
+      const slow: StoreReader = {
+        get: (k) => store.get(k),
+        watch: (after) => store.watch(after),
+        lastRevision: async () => {
+          const last = await store.lastRevision();
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return last;
+        },
+      };
+      await addAgent("alpha");
+      const f = startFeed(slow, { checkIntervalMs: 10 });
+      await f.start();
+      await f.whenLoaded();
+      const cleared = vi.spyOn(view, "clear");
+      for (let i = 0; i < 40; i++) {
+        await addInstance("alpha", `i${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(cleared).not.toHaveBeenCalled();
+    });
+
+    it("emits nothing for the reloaded entries", async () => {
+      await addAgent("alpha");
+      await addInstance("alpha", "i1");
+      const f = startFeed();
+      await f.start();
+      await f.whenLoaded();
+      f.reload("test");
+      await waitFor(() => f.loaded && view.revision === 2);
+      expect(view.get("alpha")?.status).toBe("ready");
+      expect(events).toEqual([]);
+    });
+
+    it("emits nothing for the reloaded entries when the first store read fails", async () => {
+      await addAgent("alpha");
+      await addInstance("alpha", "i1");
+      const { r, reader } = switchable(store);
+      const f = startFeed(reader);
+      await f.start();
+      await f.whenLoaded();
+      r.failLastRevision = 1;
+      f.reload("test");
+      await waitFor(() => view.revision === 2 && r.failLastRevision === 0, { timeoutMs: 3000 });
+      expect(events).toEqual([]);
+    });
+  });
 });
+

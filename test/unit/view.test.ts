@@ -25,47 +25,26 @@ function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<
   });
 }
 
-const put = (key: string, revision: number, value: Uint8Array, created = revision * 1000): StoreEntry => ({
-  key,
-  revision,
-  operation: "PUT",
-  value,
-  created,
-});
+const put = (key: string, revision: number, value: Uint8Array): StoreEntry => ({ key, revision, operation: "PUT", value, created: revision * 1000 });
 
 const agentPut = (rev: number, spec: AgentSpec, rec: Partial<AgentRecord> = {}): StoreEntry =>
   put(agentKey(spec.agent_type), rev, encodeRecord({ kind: "agent", spec, registered_at: 10, updated_at: 10, ...rec }));
 
+const LIVE: LiveInstanceRecord = {
+  kind: "instance", version: "1.0.0", status: "ready", registered_at: 100, last_heartbeat: 100,
+  heartbeat_interval_ms: 1000, active_tasks: 0, metadata: {}, spec_changed: false,
+};
 const instPut = (rev: number, type: string, id: string, rec: Partial<LiveInstanceRecord> = {}): StoreEntry =>
-  put(
-    instanceKey(type, id),
-    rev,
-    encodeRecord({
-      kind: "instance",
-      version: "1.0.0",
-      status: "ready",
-      registered_at: 100,
-      last_heartbeat: 100,
-      heartbeat_interval_ms: 1000,
-      active_tasks: 0,
-      metadata: {},
-      spec_changed: false,
-      ...rec,
-    }),
-  );
+  put(instanceKey(type, id), rev, encodeRecord({ ...LIVE, ...rec }));
 
 const gonePut = (rev: number, type: string, id: string, reason: RemovalReason, at: number): StoreEntry =>
-  put(
-    instanceKey(type, id),
-    rev,
-    encodeRecord({ kind: "gone", version: "1.0.0", reason, at, registered_at: 100, last_heartbeat: 200 }),
-  );
+  put(instanceKey(type, id), rev, encodeRecord({ kind: "gone", version: "1.0.0", reason, at, registered_at: 100, last_heartbeat: 200 }));
 
 const del = (key: string, rev: number): StoreEntry => ({ key, revision: rev, operation: "DEL", value: new Uint8Array(), created: rev * 1000 });
 
 const types = (events: StoreEvent[]): string[] => events.map((e) => e.type);
 const capEvents = (events: StoreEvent[]) =>
-  events.filter((e) => e.type === "registry.capability.changed").map((e) => ({ name: e.subject, ...(e.data as object) }));
+  events.flatMap((e) => (e.type === "registry.capability.changed" ? [{ name: e.subject, ...e.data }] : []));
 
 describe("RegistryView.apply: agent lifecycle events", () => {
   it("emits registered with first_instance and spec_changed from the record", () => {
@@ -261,10 +240,7 @@ describe("RegistryView.apply: order and idempotence", () => {
 });
 
 describe("aggregate status", () => {
-  const inst = (status: InstanceStatus): InstanceState => ({
-    agent_type: "a", instance_id: status, version: "1.0.0", status, registered_at: 0, last_heartbeat: 0,
-    heartbeat_interval_ms: 1000, active_tasks: 0, metadata: {}, revision: 1,
-  });
+  const inst = (status: InstanceStatus) => ({ ...({} as InstanceState), instance_id: status, status });
   it("prefers ready over draining over registered; none is deregistered", () => {
     expect(aggregateStatus([])).toBe("deregistered");
     expect(aggregateStatus([inst("registered")])).toBe("registered");
@@ -276,14 +252,16 @@ describe("aggregate status", () => {
   it("is what the view shows as instances change", () => {
     const view = new RegistryView();
     view.apply(agentPut(1, makeSpec("alpha")));
-    view.apply(instPut(2, "alpha", "a", { status: "registered" }));
-    expect(view.get("alpha")?.status).toBe("registered");
-    view.apply(instPut(3, "alpha", "b", { status: "draining" }));
-    expect(view.get("alpha")?.status).toBe("draining");
-    view.apply(instPut(4, "alpha", "c", { status: "ready" }));
-    expect(view.get("alpha")?.status).toBe("ready");
-    view.apply(del(instanceKey("alpha", "c"), 5));
-    expect(view.get("alpha")?.status).toBe("draining");
+    const steps: Array<[StoreEntry, string]> = [
+      [instPut(2, "alpha", "a", { status: "registered" }), "registered"],
+      [instPut(3, "alpha", "b", { status: "draining" }), "draining"],
+      [instPut(4, "alpha", "c", { status: "ready" }), "ready"],
+      [del(instanceKey("alpha", "c"), 5), "draining"],
+    ];
+    for (const [entry, status] of steps) {
+      view.apply(entry);
+      expect(view.get("alpha")?.status).toBe(status);
+    }
   });
 });
 
@@ -299,10 +277,7 @@ describe("RegistryView.current and listeners", () => {
     expect(view.current("alpha", "i1")).toEqual({
       agent,
       instance: {
-        record: {
-          kind: "instance", version: "1.0.0", status: "ready", registered_at: 100, last_heartbeat: 100,
-          heartbeat_interval_ms: 1000, active_tasks: 2, metadata: { zone: "a" }, spec_changed: false,
-        },
+        record: { ...LIVE, active_tasks: 2, metadata: { zone: "a" }, spec_changed: false },
         revision: 2,
       },
     });
@@ -323,4 +298,25 @@ describe("RegistryView.current and listeners", () => {
     view.apply(del(agentKey("alpha"), 4));
     expect(seen).toEqual([["alpha", "deregistered"], ["alpha", "ready"], ["alpha", undefined]]);
   });
+
+  it("indexes agent types by nats_subject and forgets everything on clear()", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha", undefined, { nats_subject: "tasks.shared" })));
+    view.apply(agentPut(2, makeSpec("beta", undefined, { nats_subject: "tasks.shared" })));
+    view.apply(instPut(3, "alpha", "i1"));
+    expect([...view.consumersOf("tasks.shared")].sort()).toEqual(["alpha", "beta"]);
+    view.apply(agentPut(4, makeSpec("beta", undefined, { nats_subject: "tasks.beta" })));
+    expect([...view.consumersOf("tasks.shared")]).toEqual(["alpha"]);
+    const left: string[] = [];
+    view.addListener({ update: (t, a) => void (a === undefined && left.push(t)) });
+    view.clear();
+    expect(left.sort()).toEqual(["alpha", "beta"]);
+    expect({ size: view.size, revision: view.revision, caps: [...view.capabilityNames()] }).toEqual({ size: 0, revision: 0, caps: [] });
+    expect([...view.consumersOf("tasks.beta")]).toEqual([]);
+    expect(view.instance("alpha", "i1")).toBeUndefined();
+    // Applying the same entries again rebuilds the same state.
+    view.apply(agentPut(1, makeSpec("alpha")));
+    expect(capEvents(view.apply(instPut(3, "alpha", "i1"))).map((e) => e.change)).toEqual(["added"]);
+  });
 });
+

@@ -8,7 +8,7 @@ export const deregisterCommand: Command = {
   summary: "remove one instance of an agent type, or every instance when none is named",
   usage: "deregister TYPE [INSTANCE] [--reason TEXT]",
   examples: ["agent-registry deregister summarizer 7f3a9c", "agent-registry deregister summarizer --reason 'retired'"],
-  options: { reason: { type: "string", value: "TEXT", description: "why, kept in the deregistered event" } },
+  options: { reason: { type: "string", value: "TEXT", description: "free text sent with the request (the stored event says graceful or operator)" } },
   args: { min: 1, max: 2 },
   async run(ctx) {
     const [agentType = "", instanceId] = ctx.args;

@@ -48,7 +48,7 @@ export const validateCommand: Command = {
   name: "validate",
   summary: "check an AgentSpec (JSON or YAML) or a static registry file, offline",
   usage: "validate FILE",
-  examples: ["agent-registry validate summarizer.yaml", "agent-registry validate deploy/registry.json --json"],
+  examples: ["agent-registry validate examples/summarizer.yaml", "agent-registry validate deploy/config/agent-registry.json --json"],
   options: {},
   args: { min: 1, max: 1 },
   async run(ctx) {

@@ -1,0 +1,40 @@
+/**
+ * What a scenario is and what it reports. A row puts one figure next to its target and the
+ * baseline it is a ratio of; `pass` is null for figures that have no target of their own.
+ */
+export type Row = {
+  measure: string;
+  figure: string;
+  baseline: string;
+  target: string;
+  pass: boolean | null;
+};
+
+/** `notes` are short lines for docs/performance.md; `details` go to latest.json only. */
+export type ScenarioResult = { rows: Row[]; notes?: string[]; details: Record<string, unknown> };
+
+export type Context = {
+  readonly quick: boolean;
+  /** Where the registry writes its CPU profile (node --cpu-prof), when asked for. */
+  readonly cpuProfDir: string | undefined;
+  log(message: string): void;
+  /** A broken scenario (errors, nothing measured) fails the run in every mode. */
+  check(ok: boolean, what: string): void;
+};
+
+export type Scenario = {
+  readonly name: string;
+  readonly title: string;
+  /** Other names `--only` accepts (the targets this scenario measures). */
+  readonly aliases?: readonly string[];
+  /** How it measures, for docs/performance.md. */
+  readonly method: string;
+  run(ctx: Context): Promise<ScenarioResult>;
+};
+
+export class ScenarioBroken extends Error {
+  override name = "ScenarioBroken";
+}
+
+export const fmt = (v: number, digits = 0): string => v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const ratio = (v: number): string => `${v.toFixed(2)} x`;

@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CONFIG_VARIABLES, ConfigError, configSchema, loadConfig } from "../../src/config.js";
+
+const page = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+
+type Row = { env: string; flag: string; default: string; meaning: string };
+
+/** The rows of the settings table (those whose first cell is a `VARIABLE`). */
+function tableRows(markdown: string): Row[] {
+  return markdown
+    .split("\n")
+    .filter((line) => /^\|\s*`[A-Z][A-Z0-9_]*`\s*\|/.test(line))
+    .map((line) => {
+      const [env = "", flag = "", def = "", meaning = ""] = line.split("|").slice(1, -1).map((c) => c.trim());
+      return { env: env.replace(/`/g, ""), flag: flag.replace(/`/g, ""), default: def, meaning };
+    });
+}
+
+/** How the page writes a default: the value in backticks, or "(none)". */
+const shown = (value: unknown): string => (value === undefined ? "(none)" : `\`${String(value)}\``);
+
+describe("docs/configuration.md", () => {
+  const rows = tableRows(page);
+
+  it.each(CONFIG_VARIABLES.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
+    const row = rows.find((r) => r.env === v.env);
+    expect(row, `row for ${v.env}`).toBeDefined();
+    expect(row?.flag).toBe(`--${v.flag}`);
+    expect(row?.default).toBe(shown(v.default));
+    expect(row?.meaning.length).toBeGreaterThan(5);
+  });
+
+  it("has no rows for unknown variables and none twice", () => {
+    const known = new Set<string>(CONFIG_VARIABLES.map((v) => v.env));
+    expect(rows.map((r) => r.env).filter((env) => !known.has(env))).toEqual([]);
+    expect(new Set(rows.map((r) => r.env)).size).toBe(rows.length);
+    expect(rows).toHaveLength(CONFIG_VARIABLES.length);
+  });
+
+  it("documents the defaults the schema really applies", () => {
+    const defaults = configSchema.parse({}) as Record<string, unknown>;
+    for (const v of CONFIG_VARIABLES) expect(defaults[v.key], v.env).toEqual(v.default);
+  });
+
+  it("covers every key of the schema", () => {
+    const keys = Object.keys(configSchema.shape).sort();
+    expect(CONFIG_VARIABLES.map((v) => v.key as string).sort()).toEqual(keys);
+  });
+
+  it("quotes an error message that loadConfig really gives", () => {
+    let message = "";
+    try {
+      loadConfig({ REGISTRY_REPLICAS: "9" });
+    } catch (e) {
+      if (e instanceof ConfigError) message = e.message.split("\n")[1]?.trim() ?? "";
+    }
+    expect(message).toMatch(/^REGISTRY_REPLICAS \/ --replicas: /);
+    expect(page).toContain(`\`${message}\``);
+  });
+});
