@@ -28,6 +28,9 @@ export function registryConnectionOptions(config: Config, servers: string, name:
     tls: { ca: config.natsTlsCa, cert: config.natsTlsCert, key: config.natsTlsKey },
     name,
     timeoutMs: config.requestTimeoutMs,
+    // A replica started before its NATS cluster (compose, k8s) keeps trying instead of exiting;
+    // /healthz answers meanwhile and /readyz says why it is not ready.
+    overrides: { waitOnFirstConnect: true },
   });
 }
 
