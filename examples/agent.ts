@@ -2,11 +2,15 @@
  * A working agent: offers `text.summarize`, answers tasks sent to its NATS subject (queue
  * group, so replicas share the work), keeps itself registered, and leaves cleanly on SIGTERM.
  *
- *   npx tsx examples/agent.ts            (NATS_URL defaults to nats://127.0.0.1:4222)
+ *   npx tsx examples/agent.ts
+ *
+ * Settings from the environment: NATS_URL (default nats://127.0.0.1:4222), REGISTRY_PREFIX
+ * (default registry), INSTANCE_ID, and the NATS credentials NATS_USER/NATS_PASSWORD,
+ * NATS_TOKEN, NATS_CREDS, NATS_NKEY_SEED_FILE, NATS_TLS_*, NATS_INBOX_PREFIX.
  *
  * Inside the project the SDK is imported from src/; an application imports "agent-registry/client".
  */
-import { connect, installShutdownHandlers, registerAgent, type AgentHandle, type AgentSpecInput } from "../src/client/index.js";
+import { connect, connectOptionsFromEnv, installShutdownHandlers, registerAgent, type AgentHandle, type AgentSpecInput } from "../src/client/index.js";
 
 const spec: AgentSpecInput = {
   agent_type: "summarizer",
@@ -45,7 +49,7 @@ function summarize(task: Task): { summary: string } {
 
 const log = (...args: unknown[]) => console.log(new Date().toISOString(), ...args);
 
-const nc = await connect({ servers: process.env["NATS_URL"], name: "summarizer-agent" });
+const nc = await connect(connectOptionsFromEnv(process.env, { name: "summarizer-agent" }));
 
 // Serve before registering: once the registry routes to us, tasks must find a listener.
 const agent: { handle?: AgentHandle } = {};
@@ -68,7 +72,8 @@ void (async () => {
 
 // Registration retries by itself while the registry is down; it throws only for a bad spec.
 const handle = await registerAgent(nc, spec, {
-  instanceId: process.env["INSTANCE_ID"],
+  prefix: process.env["REGISTRY_PREFIX"] || undefined,
+  instanceId: process.env["INSTANCE_ID"] || undefined,
   onEvent: (e) => {
     if (e.type === "registered" || e.type === "reregistered") log(`${e.type} as ${e.reply.instance_id}, heartbeat every ${e.reply.heartbeat_interval_ms} ms`);
     else if (e.type === "error" || e.type === "heartbeat_failed") log(`${e.type}:`, e.error instanceof Error ? e.error.message : e.error);

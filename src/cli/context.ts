@@ -7,6 +7,7 @@ import { CONFIG_VARIABLES } from "../config.js";
 import { connect, type ConnectOptions } from "../client/connection.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, permissionDenied } from "../client/errors.js";
 import { RegistryClient } from "../client/registry-client.js";
+import { TENANT_RE } from "../domain/spec.js";
 import { colorEnabled, colors, type Colors } from "./table.js";
 
 /** Exit codes, documented in the top-level help. */
@@ -72,7 +73,7 @@ export const COMMON_OPTIONS: Record<string, OptionSpec> = {
   "inbox-prefix": {
     type: "string",
     value: "PREFIX",
-    description: "private reply subject prefix, e.g. _INBOX_operator, when the NATS user may not use _INBOX (env NATS_INBOX_PREFIX)",
+    description: "private reply prefix such as _INBOX_operator, needed under deploy/nats/auth.conf (env NATS_INBOX_PREFIX)",
   },
   prefix: { type: "string", value: "PREFIX", description: "registry subject prefix (env REGISTRY_PREFIX, default registry)" },
   tenant: { type: "string", value: "TENANT", description: "query a tenant's view (env REGISTRY_TENANT)" },
@@ -135,6 +136,7 @@ export function createContext(args: string[], values: Values, io: CliIo): { ctx:
   const timeoutMs = parseTimeout(values);
   const prefix = flagOrEnv(values, io.env, "prefix");
   const tenant = flagOrEnv(values, io.env, "tenant", "REGISTRY_TENANT");
+  if (tenant !== undefined && !TENANT_RE.test(tenant)) throw new UsageError(`--tenant: "${tenant}" is not a tenant name (${TENANT_RE.source})`);
   let ncPromise: Promise<NatsConnection> | undefined;
   const nc = () => {
     ncPromise ??= connect(connectOptions(values, io.env, timeoutMs)).catch((e: unknown) => {

@@ -12,7 +12,11 @@ export type CapabilityCacheOptions = RegistryClientOptions & {
   resyncMs?: number;
   /** Status filter passed to the `capabilities` query. */
   status?: AgentStatus[];
-  /** Called after every successful refresh that changed the revision. */
+  /**
+   * Called after the first load and after every refresh whose projection differs from the
+   * last one. (The store revision moves on for other reasons too, lease renewals among them,
+   * so a new revision alone does not mean the capabilities changed.)
+   */
   onChange?: (capabilities: readonly CapabilityEntry[], revision: number) => void;
   /** Called when a refresh fails (the cache keeps its last state). */
   onError?: (error: unknown) => void;
@@ -38,10 +42,12 @@ export class CapabilityCache {
   #byName = new Map<string, CapabilityEntry>();
   #list: readonly CapabilityEntry[] = [];
   #revision = 0;
+  #text: string | undefined;
   #loadedAt = Number.NEGATIVE_INFINITY;
   #lastFailed = true;
   #sub: Subscription | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #status: { stop?: () => void } | undefined;
   // Coalescing: at most one refresh runs; events arriving meanwhile ask for one more after it.
   #inFlight: Promise<void> | undefined;
   #again = false;
@@ -56,7 +62,8 @@ export class CapabilityCache {
   }
 
   /**
-   * Subscribes to change events, starts the periodic resync, and loads the projection once.
+   * Subscribes to change events, starts the periodic resync (and a refresh after every
+   * reconnect, since events sent meanwhile are lost), and loads the projection once.
    * A failed first load does not throw: the cache starts empty and stale, and keeps trying.
    */
   async start(): Promise<this> {
@@ -68,6 +75,12 @@ export class CapabilityCache {
         void this.refresh();
       },
     });
+    // Events published while the connection was down are lost to a core subscription.
+    const status = this.#nc.status();
+    this.#status = status as { stop?: () => void };
+    void (async () => {
+      for await (const s of status) if (s.type === "reconnect") void this.refresh();
+    })().catch(() => undefined);
     const every = this.#opts.resyncMs ?? 30_000;
     this.#timer = setInterval(() => void this.refresh(), every);
     this.#timer.unref?.();
@@ -98,7 +111,9 @@ export class CapabilityCache {
           this.#opts.status ? { status: this.#opts.status } : {},
           minRevision > 0 ? { minRevision } : {},
         );
-        const changed = reply.revision !== this.#revision || this.#loadedAt === Number.NEGATIVE_INFINITY;
+        const text = JSON.stringify(reply.capabilities);
+        const changed = text !== this.#text;
+        this.#text = text;
         this.#list = reply.capabilities;
         this.#byName = new Map(reply.capabilities.map((c) => [c.name, c]));
         this.#revision = reply.revision;
@@ -136,6 +151,7 @@ export class CapabilityCache {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#sub?.unsubscribe();
+    this.#status?.stop?.();
     await this.#inFlight;
   }
 }

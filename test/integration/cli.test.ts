@@ -190,6 +190,16 @@ describe("against a running registry", () => {
   });
 });
 
+it("register: exit code 3 when no registry answers the deregistration at Ctrl-C", async () => {
+  const own = await startRegistry(server.url, { minHeartbeatIntervalMs: 100 });
+  const ownEnv = { ...env, REGISTRY_PREFIX: configOf(own).prefix };
+  const proc = spawnCli(["register", "examples/summarizer.yaml", "--interval", "200", "--timeout", "1000"], ownEnv);
+  await proc.waitForLine(/press Ctrl-C/);
+  await own.stop();
+  expect(await proc.stop("SIGINT")).toBe(3);
+  expect(proc.stderr()).toMatch(/^deregister failed: no registry is listening on \S+\.deregister\.summarizer\.\S+$/m);
+});
+
 describe("without a registry", () => {
   it("validate: 0 for the example registry file and AgentSpec, 1 with every problem of a broken one", async () => {
     expect(await runCli(["validate", "deploy/config/agent-registry.json"])).toMatchObject({

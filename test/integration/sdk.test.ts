@@ -162,7 +162,8 @@ describe("CapabilityCache against the registry", () => {
     const config = configOf(first);
     const events: AgentEvent[] = [];
     const handle = await registerAgent(agentNc, agentSpec("survivor"), { prefix: config.prefix, heartbeatIntervalMs: 100, onEvent: (e) => events.push(e) });
-    const cache = await createCapabilityCache(nc, { prefix: config.prefix, resyncMs: 100 });
+    const changes: number[] = [];
+    const cache = await createCapabilityCache(nc, { prefix: config.prefix, resyncMs: 100, onChange: (_c, revision) => changes.push(revision) });
     const before = cache.lookup("survivor.run");
     expect(before).toMatchObject({ stale: false, value: { providers: ["survivor"] } });
 
@@ -181,6 +182,9 @@ describe("CapabilityCache against the registry", () => {
       await sleep(2 * handle.registration.evict_after_ms);
       expect((await view.get("survivor")).agent.instances.map((i) => i.instance_id)).toEqual([handle.instanceId]);
       expect(events.some((e) => e.type === "reregistered" && e.reason === "unknown_instance")).toBe(false);
+      // The revision moved on (lease renewals, the restart), the projection did not: one change, the first load.
+      expect(cache.lookup("survivor.run").revision).toBeGreaterThan(before.revision);
+      expect(changes).toEqual([before.revision]);
       await handle.close();
     } finally {
       await cache.close();

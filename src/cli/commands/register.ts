@@ -4,7 +4,7 @@
  */
 import { registerAgent, type AgentEvent } from "../../client/agent.js";
 import type { AgentSpecInput } from "../../client/types.js";
-import { ExitCode, UsageError, keyValues, positiveInt, str, strs, type Command, type CommandContext } from "../context.js";
+import { ExitCode, UsageError, describeFailure, keyValues, positiveInt, str, strs, type Command, type CommandContext } from "../context.js";
 import { checkSpec, isRegistryFile, loadDocument } from "./validate.js";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -78,6 +78,7 @@ export const registerCommand: Command = {
     const abort = new AbortController();
     const interrupted = ctx.io.interrupted().then(() => abort.abort(new Error("interrupted before the registry answered")));
     let lastError: unknown;
+    let deregisterError: unknown;
     const handle = await registerAgent(nc, doc.value as AgentSpecInput, {
       ...opts,
       prefix: ctx.prefix,
@@ -85,6 +86,7 @@ export const registerCommand: Command = {
       signal: abort.signal,
       onEvent: (e) => {
         if (e.type === "error") lastError = e.error;
+        if (e.type === "error" && e.phase === "deregister") deregisterError = e.error;
         print(e);
       },
     }).catch((e: unknown) => {
@@ -95,6 +97,7 @@ export const registerCommand: Command = {
     if (!ctx.json) ctx.out("press Ctrl-C to deregister and exit");
     await Promise.race([interrupted, handle.closed]);
     await handle.close("cli interrupted");
-    return ExitCode.Ok;
+    // Still registered (the registry evicts it later): the line is printed, the exit code says it too.
+    return deregisterError === undefined ? ExitCode.Ok : describeFailure(deregisterError).code;
   },
 };
