@@ -75,12 +75,15 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
   add("deregister", `${prefix}.deregister.*.*`, async ([, agentType, instanceId], body) => {
     checkToken("agent_type", agentType, AGENT_TYPE_RE);
     checkToken("instance_id", instanceId, INSTANCE_ID_RE);
-    parseMessage(deregisterMessage, body, "deregister");
+    const { reason } = parseMessage(deregisterMessage, body, "deregister");
+    // The free-text reason is for people: it goes to the log, the event says "graceful".
+    deps.log.info({ agent_type: agentType, instance_id: instanceId, reason }, "deregister requested");
     return deps.registrar.deregisterInstance(agentType!, instanceId!);
   });
   add("deregister_type", `${prefix}.deregister.*`, async ([, agentType], body) => {
     checkToken("agent_type", agentType, AGENT_TYPE_RE);
-    parseMessage(deregisterMessage, body, "deregister");
+    const { reason } = parseMessage(deregisterMessage, body, "deregister");
+    deps.log.info({ agent_type: agentType, reason }, "deregister of every instance requested (operator)");
     return deps.registrar.deregisterType(agentType!);
   });
   for (const op of QUERY_OPS) {
