@@ -6,7 +6,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { subjects, type QueryOp, type Subjects } from "../adapters/nats/subjects.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../domain/spec.js";
-import { InvalidRequestError, decodeReply, requestFailure } from "./errors.js";
+import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure } from "./errors.js";
 import type {
   AgentView,
   CapabilitiesReply,
@@ -41,6 +41,12 @@ export type RegistryClientOptions = {
   tenant?: string;
   /** Request timeout in ms. Default 5000. */
   timeoutMs?: number;
+  /**
+   * Times a query is sent again after a timeout (default 1). Queries are reads, so this is
+   * safe; it covers a request taken by a replica that died before answering. Writes are
+   * never retried here.
+   */
+  queryRetries?: number;
 };
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -56,6 +62,7 @@ export class RegistryClient {
   readonly subjects: Subjects;
   readonly tenant: string | undefined;
   readonly timeoutMs: number;
+  readonly queryRetries: number;
   readonly #nc: NatsConnection;
   readonly #enc = new TextEncoder();
 
@@ -64,6 +71,7 @@ export class RegistryClient {
     this.subjects = subjects(options.prefix ?? "registry");
     this.tenant = options.tenant === undefined ? undefined : token("tenant", options.tenant, TENANT_RE);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.queryRetries = options.queryRetries ?? 1;
   }
 
   /** Sends a JSON body and decodes the reply; the one place that talks to NATS. */
@@ -77,9 +85,15 @@ export class RegistryClient {
     return decodeReply<T>(msg);
   }
 
-  #query<T>(op: QueryOp, body: object, opts: QueryOptions = {}): Promise<T> {
+  async #query<T>(op: QueryOp, body: object, opts: QueryOptions = {}): Promise<T> {
     const withRevision = opts.minRevision === undefined ? body : { ...body, min_revision: opts.minRevision };
-    return this.request<T>(this.subjects.query(op, this.tenant), withRevision, opts.timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request<T>(this.subjects.query(op, this.tenant), withRevision, opts.timeoutMs);
+      } catch (e) {
+        if (!(e instanceof RegistryTimeoutError) || attempt >= this.queryRetries) throw e;
+      }
+    }
   }
 
   // ---- queries ----

@@ -169,6 +169,25 @@ describe("success and transport failures", () => {
     expect((err as RegistryTimeoutError).timeoutMs).toBe(200);
   });
 
+  it("sends a query once more after a timeout (a replica may have died with it), never a write", async () => {
+    let calls = 0;
+    const r = await respond("flaky.lookup", (m) => {
+      if (++calls > 1) m.respond(JSON.stringify({ capability: "x", providers: [], revision: 7 }));
+    });
+    const reply = await new RegistryClient(nc, { prefix: "flaky", timeoutMs: 200 }).lookup("x");
+    expect(reply.revision).toBe(7);
+    expect(r.seen).toHaveLength(2);
+    r.stop();
+    const w = await respond("flaky.heartbeat.a.i1", () => undefined);
+    await expect(new RegistryClient(nc, { prefix: "flaky", timeoutMs: 200 }).heartbeat("a", "i1")).rejects.toBeInstanceOf(RegistryTimeoutError);
+    expect(w.seen).toHaveLength(1);
+    w.stop();
+    const none = await respond("never.lookup", () => undefined);
+    await expect(new RegistryClient(nc, { prefix: "never", timeoutMs: 100, queryRetries: 0 }).lookup("x")).rejects.toBeInstanceOf(RegistryTimeoutError);
+    expect(none.seen).toHaveLength(1);
+    none.stop();
+  });
+
   it("refuses a subject token that would change the subject, without sending", async () => {
     const client = new RegistryClient(nc);
     await expect(client.heartbeat("a.b", "i1")).rejects.toBeInstanceOf(InvalidRequestError);
