@@ -15,6 +15,7 @@ import type { Config } from "./config.js";
 import { redactedConfig } from "./config.js";
 import { RegistryView } from "./domain/view.js";
 import { SchemaChecker } from "./domain/schema-check.js";
+import { TypeBudgets } from "./domain/rate-limit.js";
 import { toCloudEvent, type StoreEvent } from "./domain/events.js";
 import { KvStore, openBucket } from "./adapters/nats/kv-store.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
@@ -22,7 +23,7 @@ import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { checkServer, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import type { NatsServerHandle } from "./adapters/nats/nats-server-process.js";
 import { subjects as makeSubjects } from "./adapters/nats/subjects.js";
-import { createMetrics, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
+import { createMetrics, requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
 import { createOpsServer, type HealthReport, type OpsServer } from "./adapters/http/ops-server.js";
 import { ViewFeed } from "./service/view-feed.js";
 import { Registrar } from "./service/registrar.js";
@@ -33,6 +34,7 @@ import { Evictor } from "./service/evictor.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import { FleetGauges } from "./service/fleet-gauges.js";
+import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { StaticRegistry, parseRegistryFile } from "./service/static-registry.js";
 import { readText, watchFile, type WatchedFile } from "./adapters/file/watched-file.js";
 
@@ -129,9 +131,15 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       embedded = resolved.embedded;
       natsUrl = resolved.servers;
       nc = await natsConnect(registryConnectionOptions(config, resolved.servers, `agent-registry:${replicaName}`));
-      natsUp = true;
-      metrics.natsConnected.set(1);
-      watchConnection(nc, log);
+      monitorConnection(nc, metrics, log, {
+        onUp: (up) => (natsUp = up),
+        onReconnect: () => feed?.restart("reconnected"),
+        onClosed: (err) => {
+          if (state !== RegistryState.Running) return;
+          log.error({ err }, "NATS connection closed for good; stopping");
+          void stop("nats connection closed");
+        },
+      });
       const server = checkServer(nc);
       setBuildInfo(metrics, version, server.version);
       log.info({ server: server.version, clustered: server.clustered }, "connected to NATS");
@@ -162,6 +170,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
         clock,
         settings: { ...config, heartbeatSubject: subj.heartbeat },
         onConflict: () => metrics.storeConflicts.inc(),
+        specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
       });
       const queries = new QueryService(view, (rev, ms) => feed!.waitForRevision(rev, ms));
       evictor = new Evictor({
@@ -225,16 +234,11 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
         prefix: config.prefix,
         version,
         limits: { maxBytes: config.maxPayloadBytes, maxDepth: config.maxDepth },
+        typeRateLimit: config.typeRateLimit > 0 ? new TypeBudgets(config.typeRateLimit, Math.max(1, 2 * config.typeRateLimit)) : undefined,
         registrar,
         queries,
         log: root.child({ component: "api" }),
-        observe: (endpoint, outcome, seconds) => {
-          metrics.requests.inc({ endpoint, outcome });
-          metrics.requestDuration.observe({ endpoint, outcome }, seconds);
-          if (endpoint === "register") metrics.registrations.inc({ outcome });
-          if (endpoint === "heartbeat") metrics.heartbeats.inc({ outcome });
-          if (outcome === "unavailable") metrics.storeFailures.inc();
-        },
+        observe: requestObserver(metrics),
         onHeartbeat: config.heartbeatEvents
           ? (agentType, instanceId, status, activeTasks) => {
               const ev = toCloudEvent("registry.agent.heartbeat", `hb-${agentType}-${instanceId}-${clock.now()}`, agentType, { agent_type: agentType, instance_id: instanceId, status, active_tasks: activeTasks ?? null }, clock.now());
@@ -264,43 +268,6 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       await stop("start failed");
       throw e;
     }
-  }
-
-  function watchConnection(conn: NatsConnection, log: Logger): void {
-    void (async () => {
-      for await (const s of conn.status()) {
-        switch (s.type) {
-          case "disconnect":
-            natsUp = false;
-            metrics.natsConnected.set(0);
-            log.warn({ server: "server" in s ? s.server : undefined }, "NATS disconnected");
-            break;
-          case "reconnect":
-            natsUp = true;
-            metrics.natsConnected.set(1);
-            metrics.natsReconnects.inc();
-            log.info("NATS reconnected; resuming the bucket watch");
-            feed?.restart("reconnected");
-            break;
-          case "ldm":
-            log.warn("NATS server entering lame-duck mode");
-            break;
-          case "error":
-            log.error({ err: "error" in s ? s.error : undefined }, "NATS error");
-            break;
-          default:
-            break;
-        }
-      }
-    })();
-    void conn.closed().then((err) => {
-      natsUp = false;
-      metrics.natsConnected.set(0);
-      if (state === RegistryState.Running) {
-        log.error({ err }, "NATS connection closed for good; stopping");
-        void stop("nats connection closed");
-      }
-    });
   }
 
   async function stop(reason = "requested"): Promise<void> {

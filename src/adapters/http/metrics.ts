@@ -165,3 +165,14 @@ export function setBuildInfo(metrics: RegistryMetrics, version: string, natsServ
   metrics.buildInfo.reset();
   metrics.buildInfo.set({ version, nats_server_version: natsServerVersion }, 1);
 }
+
+/** The per-request observer the endpoints call: one place maps an outcome to every series it feeds. */
+export function requestObserver(metrics: RegistryMetrics): (endpoint: string, outcome: string, seconds: number) => void {
+  return (endpoint, outcome, seconds) => {
+    metrics.requests.inc({ endpoint, outcome });
+    metrics.requestDuration.observe({ endpoint, outcome }, seconds);
+    if (endpoint === "register") metrics.registrations.inc({ outcome });
+    if (endpoint === "heartbeat") metrics.heartbeats.inc({ outcome });
+    if (outcome === "unavailable") metrics.storeFailures.inc();
+  };
+}

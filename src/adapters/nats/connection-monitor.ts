@@ -1,0 +1,50 @@
+/**
+ * Follows the service connection's status events: metrics and logs for disconnects,
+ * reconnects, lame-duck mode and errors, a hook on reconnect (the view feed restarts its watch
+ * at once rather than waiting ~10 s for missed consumer heartbeats), and one on a final close.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { RegistryMetrics } from "../http/metrics.js";
+import type { Logger } from "../../service/logger.js";
+
+export type ConnectionHooks = {
+  onUp: (up: boolean) => void;
+  onReconnect: () => void;
+  onClosed: (err: Error | void) => void;
+};
+
+export function monitorConnection(conn: NatsConnection, metrics: Pick<RegistryMetrics, "natsConnected" | "natsReconnects">, log: Logger, hooks: ConnectionHooks): void {
+  const up = (value: boolean): void => {
+    metrics.natsConnected.set(value ? 1 : 0);
+    hooks.onUp(value);
+  };
+  up(true);
+  void (async () => {
+    for await (const s of conn.status()) {
+      switch (s.type) {
+        case "disconnect":
+          up(false);
+          log.warn({ server: "server" in s ? s.server : undefined }, "NATS disconnected");
+          break;
+        case "reconnect":
+          up(true);
+          metrics.natsReconnects.inc();
+          log.info("NATS reconnected; resuming the bucket watch");
+          hooks.onReconnect();
+          break;
+        case "ldm":
+          log.warn("NATS server entering lame-duck mode");
+          break;
+        case "error":
+          log.error({ err: "error" in s ? s.error : undefined }, "NATS error");
+          break;
+        default:
+          break;
+      }
+    }
+  })();
+  void conn.closed().then((err) => {
+    up(false);
+    hooks.onClosed(err);
+  });
+}
