@@ -8,14 +8,18 @@
  *                                      not asserted, but a scenario that breaks fails the run
  *   npm run bench -- --cpu-prof        also writes the registry's CPU profiles to bench/results/profiles
  *   npm run bench -- --strict          exit 1 when a target is missed, too
+ *   npm run bench -- --ref HEAD~3      measure the registry of another commit (a "before"); its
+ *                                      figures go to bench/results/ref-<ref>.json, not the docs
  */
 import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "./lib/processes.js";
 import { ScenarioBroken, type Context, type Scenario, type ScenarioResult } from "./lib/scenario.js";
 import { textTable, verdict } from "./lib/table.js";
 import { collectEnvironment, writeResults, type RunRecord } from "./lib/report.js";
+import { buildRegistry } from "./lib/build.js";
 import { SCENARIOS } from "./scenarios/index.js";
 
 const { values } = parseArgs({
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     only: { type: "string", multiple: true },
     "cpu-prof": { type: "boolean", default: false },
     strict: { type: "boolean", default: false },
+    ref: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -51,6 +56,9 @@ const started = Date.now();
 const env = await collectEnvironment();
 process.stdout.write(`agent-registry bench (${quick ? "quick" : "full"}): ${env.machine.cores} cores, ${env.machine.cpuModel}, node ${env.versions.node}, nats-server ${env.versions.natsServer}\n`);
 
+const build = await buildRegistry(values.ref);
+process.stdout.write(`compiled ${values.ref ? `src/ of ${values.ref}` : "src/"} for the registry processes in ${build.seconds.toFixed(1)} s${build.warnings ? ` (tsc reported:\n${build.warnings})` : ""}\n`);
+
 const records: RunRecord[] = [];
 let broken = 0;
 for (const scenario of chosen) {
@@ -67,6 +75,8 @@ for (const scenario of chosen) {
   process.stdout.write(`- ${scenario.name}: ${scenario.title}\n`);
   let result: ScenarioResult | null = null;
   let error: string | undefined;
+  // Other work on the machine moves the absolute figures; the load average says how much there was.
+  const loadBefore = loadavg()[0]!;
   try {
     result = await scenario.run(ctx);
   } catch (e) {
@@ -75,15 +85,20 @@ for (const scenario of chosen) {
     process.stdout.write(`  BROKEN: ${error}\n`);
   }
   const seconds = Math.round((Date.now() - t0) / 1000);
-  records.push({ scenario: scenario.name, title: scenario.title, method: scenario.method, quick, at: new Date(t0).toISOString(), seconds, rows: result?.rows ?? [], details: result?.details ?? {}, error });
+  const loadAverage = { before: round2(loadBefore), after: round2(loadavg()[0]!) };
+  records.push({ scenario: scenario.name, title: scenario.title, method: scenario.method, quick, at: new Date(t0).toISOString(), seconds, loadAverage, rows: result?.rows ?? [], notes: result?.notes, details: result?.details ?? {}, error });
   for (const row of result?.rows ?? []) log(`${row.measure}: ${row.figure} [target ${row.target}] ${verdict(row.pass)}`);
+}
+
+function round2(v: number): number {
+  return Math.round(v * 100) / 100;
 }
 
 const rows = records.flatMap((r) =>
   r.error ? [[r.scenario, "BROKEN", r.error.split("\n")[0] ?? "", "", "", "FAIL"]] : r.rows.map((row) => [r.scenario, row.measure, row.figure, row.baseline, row.target, verdict(row.pass)]),
 );
 process.stdout.write(`\n${textTable(["scenario", "measure", "figure", "baseline", "target", "result"], rows)}\n`);
-const written = writeResults(records, env, quick);
+const written = writeResults(records, env, quick, values.ref);
 process.stdout.write(`\nwrote ${written.join(", ")} in ${Math.round((Date.now() - started) / 1000)} s\n`);
 
 const missed = records.flatMap((r) => r.rows).filter((r) => r.pass === false).length;

@@ -170,6 +170,16 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
         clock,
         settings: { ...config, heartbeatSubject: subj.heartbeat },
         onConflict: () => metrics.storeConflicts.inc(),
+        onUnavailable: () => evictor?.storeUnavailable(clock.now()),
+        // Best effort: if the store is away, the retry's own read says so.
+        catchUp: () =>
+          store
+            .lastRevision()
+            .then((rev) => feed!.waitForRevision(rev, 1000))
+            .then(
+              () => undefined,
+              () => undefined,
+            ),
         specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
       });
       const queries = new QueryService(view, (rev, ms) => feed!.waitForRevision(rev, ms));

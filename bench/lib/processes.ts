@@ -1,7 +1,6 @@
 /**
- * The processes a benchmark runs: a nats-server, registry replicas (`agent-registry serve`
- * from source, as the fault tests run them), the bare responder of the lookup baseline, and
- * the load process. Each is a separate OS process, so the load never shares the measured
+ * The processes a benchmark runs: a nats-server, registry replicas (`agent-registry serve`,
+ * compiled by build.ts), the bare responder of the lookup baseline, and the load process. Each is a separate OS process, so the load never shares the measured
  * process's event loop and /proc reads of one pid mean one thing.
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
@@ -46,14 +45,21 @@ export type RegistryProc = {
   stop(): Promise<void>;
 };
 
-export type RegistryOptions = { natsUrl: string; env?: Record<string, string>; name?: string; cpuProfDir?: string | undefined };
+export type RegistryOptions = {
+  natsUrl: string;
+  env?: Record<string, string>;
+  name?: string;
+  cpuProfDir?: string | undefined;
+  /** Extra node flags (--trace-gc, --max-semi-space-size, ...) for experiments. */
+  nodeArgs?: string[];
+};
 
 export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc> {
   const httpPort = await pickFreePort();
   const prof = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true });
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...prof, ...TSX, "src/cli/main.ts", "serve"], {
+  const child = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? []), "bench/.build/dist/cli/main.js", "serve"], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -97,8 +103,9 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc
 export type ResponderProc = { readonly pid: number; stop(): Promise<void> };
 
 /** The lookup baseline: a bare @nats-io/services endpoint replying with fixed bytes. */
-export async function startBareResponder(natsUrl: string, subject: string, body: string): Promise<ResponderProc> {
-  const child = spawn(process.execPath, [...TSX, "bench/lib/bare-responder.ts"], {
+export async function startBareResponder(natsUrl: string, subject: string, body: string, cpuProfDir?: string): Promise<ResponderProc> {
+  const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...prof, ...TSX, "bench/lib/bare-responder.ts"], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl, BARE_SUBJECT: subject, BARE_BODY: body },
     stdio: ["ignore", "pipe", "pipe"],

@@ -18,6 +18,8 @@ export type RunRecord = {
   quick: boolean;
   at: string;
   seconds: number;
+  /** The machine's 1-minute load average when the scenario started and ended. */
+  loadAverage?: { before: number; after: number };
   rows: Row[];
   notes?: string[];
   details: Record<string, unknown>;
@@ -37,10 +39,10 @@ export async function collectEnvironment(): Promise<Environment> {
 }
 
 /** Writes the results; returns the paths written. */
-export function writeResults(records: RunRecord[], environment: Environment, quick: boolean): string[] {
+export function writeResults(records: RunRecord[], environment: Environment, quick: boolean, ref?: string): string[] {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  if (quick) {
-    const file = join(RESULTS_DIR, "quick.json");
+  if (quick || ref) {
+    const file = join(RESULTS_DIR, quick ? "quick.json" : `ref-${ref!.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
     writeFileSync(file, JSON.stringify({ environment, scenarios: Object.fromEntries(records.map((r) => [r.scenario, r])) }, null, 2) + "\n");
     return [file];
   }
@@ -87,7 +89,8 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "",
     `- machine: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGb} GB memory, ${m.platform}${m.kernel ? ` (kernel ${m.kernel})` : ""}`,
     `- node ${v.node}, nats-server ${v.natsServer}, agent-registry ${v.agentRegistry}`,
-    `- registry and load run from source through tsx (\`node --import tsx\`), the registry with its default configuration`,
+    "- the registry runs as `npm start` runs it: compiled JavaScript (src/ built into bench/.build) on node, default",
+    "  configuration; the load process and the baseline responder run through tsx",
     "",
     "## How to reproduce",
     "",
@@ -106,7 +109,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
       r.method,
       "",
       ...(r.notes ?? []).map((n) => `- ${n}`),
-      `- run ${r.at.slice(0, 16).replace("T", " ")} UTC, ${r.seconds} s; reproduce: ${reproduce(r.scenario)}`,
+      `- run ${r.at.slice(0, 16).replace("T", " ")} UTC, ${r.seconds} s${r.loadAverage ? `, load average ${r.loadAverage.before} -> ${r.loadAverage.after} on ${m.cores} cores` : ""}; reproduce: ${reproduce(r.scenario)}`,
       "",
     ]),
     "## Findings, profiles and fixes",

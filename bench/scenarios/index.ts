@@ -1,5 +1,9 @@
-/** Every scenario, in the order a full run takes them (cheap ones first). */
+/** Every scenario, in the order a full run takes them (short ones first). */
 import type { Scenario } from "../lib/scenario.js";
+import { coldStartScenario } from "./cold-start.js";
+import { fleetScenario } from "./fleet.js";
+import { lookupScalingScenario } from "./lookup-scaling.js";
 import { lookupScenario } from "./lookup.js";
+import { registrationScenario } from "./registration.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, fleetScenario];

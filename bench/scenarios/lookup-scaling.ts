@@ -6,11 +6,14 @@
  * the registry must search grows.
  */
 import { CpuMeter } from "../lib/proc.js";
+import type { RegistryProc } from "../lib/processes.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import type { FleetShape } from "../lib/specs.js";
 import { withStack } from "../lib/stack.js";
 import type { LoopResult } from "../lib/load/closed-loop.js";
 import { combine, IN_FLIGHT } from "./lookup.js";
+
+type Replica = { types: number; shape: FleetShape; subject: string; reg: RegistryProc; results: Array<LoopResult & { cpu: number }> };
 
 export const lookupScalingScenario: Scenario = {
   name: "lookup-scaling",
@@ -24,7 +27,7 @@ export const lookupScalingScenario: Scenario = {
     const rounds = ctx.quick ? 1 : 3;
     const durationMs = ctx.quick ? 1000 : 6000;
     return withStack(ctx, "lookup-scaling", async ({ load, registry }) => {
-      const replicas = [];
+      const replicas: Replica[] = [];
       for (const types of sizes) {
         const prefix = `bench${types}`;
         const reg = await registry({ REGISTRY_PREFIX: prefix, REGISTRY_BUCKET: `bench-${types}`, REGISTRY_EVENTS_STREAM: `EVENTS_${types}` }, `bench-${types}`);
@@ -33,9 +36,9 @@ export const lookupScalingScenario: Scenario = {
         const seeded = await load.call<{ errors: number; firstError?: string; rate: number }>("register", { concurrency: 64 });
         ctx.check(seeded.errors === 0, `seeding ${types} agent types failed: ${seeded.firstError}`);
         ctx.log(`${fmt(types)} agent types registered (${fmt(seeded.rate)}/s)`);
-        replicas.push({ types, shape, subject: `${prefix}.lookup`, reg, results: [] as Array<LoopResult & { cpu: number }> });
+        replicas.push({ types, shape, subject: `${prefix}.lookup`, reg, results: [] });
       }
-      const measure = async (r: (typeof replicas)[number], ms: number) => {
+      const measure = async (r: Replica, ms: number) => {
         const cpu = new CpuMeter(r.reg.pid);
         const res = await load.call<LoopResult>("lookups", { shape: r.shape, subject: r.subject, concurrency: IN_FLIGHT, durationMs: ms });
         return { ...res, cpu: cpu.read().cores };

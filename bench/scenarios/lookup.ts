@@ -4,6 +4,7 @@
  * lookup reply of median size, so the difference is what the registry does per lookup.
  * The two alternate in short rounds, so noise from other work on the machine hits both.
  */
+import { join } from "node:path";
 import { startBareResponder } from "../lib/processes.js";
 import { CpuMeter } from "../lib/proc.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
@@ -50,12 +51,13 @@ export const lookupScenario: Scenario = {
       ctx.check(seeded.errors === 0, `seeding the fleet failed: ${seeded.firstError}`);
       const sample = await load.call<{ meanBytes: number; medianBytes: number; median: string }>("sampleLookups", { shape });
       ctx.check(sample.median.includes('"providers":[{'), `a lookup found no provider: ${sample.median.slice(0, 200)}`);
-      const bare = await startBareResponder(server.url, BARE_SUBJECT, sample.median);
+      const bare = await startBareResponder(server.url, BARE_SUBJECT, sample.median, ctx.cpuProfDir ? join(ctx.cpuProfDir, "lookup-baseline") : undefined);
       try {
         const measure = async (subject: string, pid: number, ms: number) => {
-          const cpu = new CpuMeter(pid);
+          const meters = [new CpuMeter(pid), new CpuMeter(server.pid), new CpuMeter(load.pid)];
           const r = await load.call<LoopResult>("lookups", { shape, subject, concurrency: IN_FLIGHT, durationMs: ms });
-          return { ...r, cpu: cpu.read().cores };
+          const [cpu, nats, loadCpu] = meters.map((m) => m.read().cores) as [number, number, number];
+          return { ...r, cpu, natsCpu: nats, loadCpu };
         };
         // Warm-up: JIT and connection buffers of both sides.
         await measure(BARE_SUBJECT, bare.pid, ctx.quick ? 500 : 2000);

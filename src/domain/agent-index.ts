@@ -82,7 +82,7 @@ export function indexAfter(sorted: readonly string[], cursor: string): number {
 export class AgentIndex {
   // The keys indexed for each agent are kept with it: the view updates its agent objects in
   // place, so the previous keys cannot be recomputed from the object it passes next time.
-  private readonly agents = new Map<string, { agent: AgentState; keys: AgentKeys }>();
+  private readonly agents = new Map<string, { agent: AgentState; keys: AgentKeys; spec: AgentState["spec"] }>();
   private readonly capabilities = new SetIndex();
   private readonly tags = new SetIndex();
   private readonly specTags = new SetIndex();
@@ -94,11 +94,20 @@ export class AgentIndex {
   /** Sets the state of one agent type; `undefined` removes it. Applying the same state again changes nothing. */
   update(agentType: string, agent: AgentState | undefined): void {
     const previous = this.agents.get(agentType);
+    // Every key comes from the spec, and a changed spec is a new object (the view decodes each
+    // record afresh), so an update with the spec the keys were made from (an instance joined,
+    // left or changed status) changes no key. Re-indexing it anyway deleted and re-added the
+    // type in sets shared by thousands of types, which made V8 rehash them: 30% of a cold
+    // start at 100,000 instances (docs/performance.md).
+    if (previous && agent && previous.spec === agent.spec) {
+      previous.agent = agent;
+      return;
+    }
     if (previous) this.unindex(agentType, previous.keys);
     if (agent) {
       const keys = keysOf(agent);
       this.index(agentType, keys);
-      this.agents.set(agentType, { agent, keys });
+      this.agents.set(agentType, { agent, keys, spec: agent.spec });
       if (!previous) this.sorted.splice(indexAfter(this.sorted, agentType), 0, agentType);
     } else if (previous) {
       this.agents.delete(agentType);

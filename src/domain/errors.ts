@@ -33,7 +33,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; when:
     when: "nats_subject used by another agent type; duplicate capability under policy reject; lost a write race 5 times in a row",
   },
   payload_too_large: { status: 413, when: "body over the size limit (default 256 KiB), refused before any parsing" },
-  unavailable: { status: 503, when: "the store cannot be reached" },
+  unavailable: { status: 503, when: "the store cannot be reached; or the agent type is over a per-type budget (rate limit)" },
   stale_view: { status: 503, when: "min_revision was not reached by this replica's view in time (2 s)" },
   internal: { status: 500, when: "anything else; logged with a correlation id that the message repeats" },
 };
@@ -62,6 +62,17 @@ export class RegistryError extends Error {
 }
 
 export const isRegistryError = (e: unknown): e is RegistryError => e instanceof RegistryError;
+
+/**
+ * An agent type over one of its budgets (requests per second, spec validation time): answered
+ * as `unavailable` (503), so clients retry with backoff; metrics count it as `rate_limited`.
+ */
+export class RateLimitedError extends RegistryError {
+  constructor(message: string) {
+    super(ErrorCode.Unavailable, message);
+    this.name = "RateLimitedError";
+  }
+}
 
 export const invalidRequest = (message: string, issues?: readonly ErrorIssue[]): RegistryError =>
   new RegistryError(ErrorCode.InvalidRequest, message, issues ? { issues } : {});

@@ -73,12 +73,19 @@ export type SearchResult = { readonly agent_type: string; readonly capability: s
 
 type Doc = { readonly agentType: string; readonly capability: string; readonly length: number };
 
+/**
+ * The documents holding a term, as parallel arrays (doc id, weighted term frequency) in the
+ * order they were added. A Map per term cost about 40 bytes a posting, arrays of numbers cost
+ * 16: the index of 10,000 agent types went from 52 to 31 MB (docs/performance.md). Removal
+ * filters the arrays, which only a spec change or a removed agent type pays for.
+ */
+type Postings = { readonly term: string; ids: number[]; tfs: number[] };
+
 export class SearchIndex {
   private readonly docs = new Map<number, Doc>();
-  /** term -> doc id -> weighted term frequency. */
-  private readonly postings = new Map<string, Map<number, number>>();
-  /** agent type -> its doc ids and the terms they hold, to remove them without a scan. */
-  private readonly byAgent = new Map<string, { spec: AgentSpec; ids: number[]; terms: Set<string> }>();
+  private readonly postings = new Map<string, Postings>();
+  /** agent type -> its doc ids and the posting lists holding them, to remove them without a scan. */
+  private readonly byAgent = new Map<string, { spec: AgentSpec; ids: number[]; lists: Postings[] }>();
   private nextId = 0;
   private totalLength = 0;
 
@@ -92,7 +99,8 @@ export class SearchIndex {
     this.remove(agentType);
     if (!spec) return;
     const agentTerms = tokenize(spec.description);
-    const entry = { spec, ids: [] as number[], terms: new Set<string>() };
+    const ids: number[] = [];
+    const lists = new Set<Postings>();
     for (const cap of spec.capabilities) {
       const tf = new Map<string, number>();
       const add = (terms: readonly string[], weight: number): void => {
@@ -106,18 +114,19 @@ export class SearchIndex {
       const id = this.nextId++;
       this.docs.set(id, { agentType, capability: cap.name, length });
       this.totalLength += length;
-      entry.ids.push(id);
+      ids.push(id);
       for (const [term, n] of tf) {
         let list = this.postings.get(term);
         if (!list) {
-          list = new Map();
+          list = { term, ids: [], tfs: [] };
           this.postings.set(term, list);
         }
-        list.set(id, n);
-        entry.terms.add(term);
+        list.ids.push(id);
+        list.tfs.push(n);
+        lists.add(list);
       }
     }
-    this.byAgent.set(agentType, entry);
+    this.byAgent.set(agentType, { spec, ids, lists: [...lists] });
   }
 
   /**
@@ -137,8 +146,11 @@ export class SearchIndex {
       const list = this.postings.get(term);
       if (!list) continue;
       // The BM25 idf with +1 inside the log, so a term present everywhere still scores >= 0.
-      const idf = Math.log(1 + (n - list.size + 0.5) / (list.size + 0.5));
-      for (const [id, tf] of list) {
+      const df = list.ids.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let k = 0; k < df; k++) {
+        const id = list.ids[k]!;
+        const tf = list.tfs[k]!;
         const doc = this.docs.get(id) as Doc;
         let ok = admitted.get(doc.agentType);
         if (ok === undefined) {
@@ -175,11 +187,18 @@ export class SearchIndex {
   private remove(agentType: string): void {
     const entry = this.byAgent.get(agentType);
     if (!entry) return;
-    for (const term of entry.terms) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      for (const id of entry.ids) list.delete(id);
-      if (list.size === 0) this.postings.delete(term);
+    const gone = new Set(entry.ids);
+    for (const list of entry.lists) {
+      let kept = 0;
+      for (let k = 0; k < list.ids.length; k++) {
+        if (gone.has(list.ids[k]!)) continue;
+        list.ids[kept] = list.ids[k]!;
+        list.tfs[kept] = list.tfs[k]!;
+        kept++;
+      }
+      list.ids.length = kept;
+      list.tfs.length = kept;
+      if (kept === 0) this.postings.delete(list.term);
     }
     for (const id of entry.ids) {
       this.totalLength -= (this.docs.get(id) as Doc).length;

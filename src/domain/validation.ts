@@ -54,7 +54,13 @@ export function validateSpec(raw: unknown, checker: SchemaChecker): ValidatedSpe
     }
   });
   if (issues.length > 0) throw invalidSpec(`spec is invalid: ${describe(issues)}`, issues.slice(0, MAX_ISSUES));
-  return { spec, warnings: unknownSpecFields(raw).map((path) => `${path}: unknown field, not stored`) };
+  // Named one by one up to MAX_ISSUES: a spec with 27,000 unknown keys fits the body limit, but
+  // naming them all made the reply larger than NATS max_payload, so the stored registration was
+  // answered with `internal`.
+  const unknown = unknownSpecFields(raw);
+  const warnings = unknown.slice(0, MAX_ISSUES).map((path) => `${path}: unknown field, not stored`);
+  if (unknown.length > MAX_ISSUES) warnings.push(`and ${unknown.length - MAX_ISSUES} more unknown fields, not stored`);
+  return { spec, warnings };
 }
 
 function describe(issues: readonly ErrorIssue[]): string {

@@ -15,7 +15,7 @@ import {
 import { AgentStatus, aggregateStatus, type AgentState, type InstanceState } from "./model.js";
 import type { RegistryEvent, StoreEvent } from "./events.js";
 import type { Current } from "./registration.js";
-import type { AgentSpec } from "./spec.js";
+import type { AgentSpec, Capability } from "./spec.js";
 
 export type StoreEntry = {
   readonly key: string;
@@ -45,11 +45,11 @@ type MutableAgent = {
   /** When an instance last left by any means (a tombstone or a deleted key). */
   left_at: number;
   static: boolean;
-  /** Capability name -> signature of what a coordinator sees of it, computed once per spec. */
-  capSigs: ReadonlyMap<string, string>;
+  /** Capability name -> the capability in the spec, computed once per spec. */
+  caps: ReadonlyMap<string, Capability>;
 };
 
-type Snapshot = { status: AgentStatus; caps: ReadonlyMap<string, string> };
+type Snapshot = { status: AgentStatus; caps: ReadonlyMap<string, Capability> };
 
 export class RegistryView {
   /** Last store revision applied. */
@@ -65,6 +65,9 @@ export class RegistryView {
   /** nats_subject -> agent types consuming it (any status), for the uniqueness rule. */
   private readonly subjectIndex = new Map<string, Set<string>>();
   private readonly listeners: AgentListener[] = [];
+  /** Smallest last_heartbeat and interval of live instances written since takeInstanceChanges(). */
+  private changedMinHeartbeat = Infinity;
+  private changedMinInterval = Infinity;
 
   addListener(listener: AgentListener): void {
     this.listeners.push(listener);
@@ -164,6 +167,25 @@ export class RegistryView {
     for (const t of types) this.notify(t, undefined);
   }
 
+  /**
+   * Lower bounds of the live instances written (or adopted from orphans) since the last call,
+   * or null when none was. An instance's deadline can only move earlier by such a write, and it
+   * is then at least minLastHeartbeat + missed x minIntervalMs: the evictor uses this to skip
+   * passes over the whole fleet while nothing can be due (docs/performance.md).
+   */
+  takeInstanceChanges(): { minLastHeartbeat: number; minIntervalMs: number } | null {
+    if (this.changedMinHeartbeat === Infinity) return null;
+    const changes = { minLastHeartbeat: this.changedMinHeartbeat, minIntervalMs: this.changedMinInterval };
+    this.changedMinHeartbeat = Infinity;
+    this.changedMinInterval = Infinity;
+    return changes;
+  }
+
+  private noteInstance(i: InstanceState): void {
+    if (i.last_heartbeat < this.changedMinHeartbeat) this.changedMinHeartbeat = i.last_heartbeat;
+    if (i.heartbeat_interval_ms < this.changedMinInterval) this.changedMinInterval = i.heartbeat_interval_ms;
+  }
+
   /** Records a revision that carries no agent data (a reserved key), so min_revision waits see it. */
   noteRevision(revision: number): void {
     if (revision > this.revision) this.revision = revision;
@@ -203,10 +225,10 @@ export class RegistryView {
       agent.updated_at = record.updated_at;
       agent.revision = entry.revision;
       agent.static = record.static === true;
-      agent.capSigs = capabilitySignatures(record.spec);
+      agent.caps = capabilitiesByName(record.spec);
     } else {
       agent = {
-        agent_type: agentType,
+        agent_type: detached(agentType),
         spec: record.spec,
         registered_at: record.registered_at,
         updated_at: record.updated_at,
@@ -217,11 +239,13 @@ export class RegistryView {
         gone: this.orphanTombstones.get(agentType) ?? new Map(),
         left_at: 0,
         static: record.static === true,
-        capSigs: capabilitySignatures(record.spec),
+        caps: capabilitiesByName(record.spec),
       };
       this.orphans.delete(agentType);
       this.orphanTombstones.delete(agentType);
-      this.agents.set(agentType, agent);
+      this.agents.set(agent.agent_type, agent);
+      // Orphans become evictable only now.
+      for (const i of agent.instances.values()) this.noteInstance(i);
     }
     this.indexCapabilities(agentType, agent.spec);
     this.refreshStatus(agent);
@@ -243,19 +267,22 @@ export class RegistryView {
     }
 
     if (record && record.kind === "instance") {
+      // An instance keeps its agent's and its own earlier strings rather than the ones cut from
+      // this entry's key, each of which would keep the whole key alive (docs/performance.md).
       const next: InstanceState = {
-        agent_type: agentType,
-        instance_id: instanceId,
+        agent_type: agent?.agent_type ?? agentType,
+        instance_id: previous?.instance_id ?? detached(instanceId),
         version: record.version,
         status: record.status,
         registered_at: record.registered_at,
         last_heartbeat: record.last_heartbeat,
         heartbeat_interval_ms: record.heartbeat_interval_ms,
         active_tasks: record.active_tasks,
-        metadata: record.metadata,
+        metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
         revision: entry.revision,
       };
-      instances.set(instanceId, next);
+      instances.set(next.instance_id, next);
+      this.noteInstance(next);
       gone.delete(instanceId);
       if (agent) {
         if (!previous) {
@@ -331,7 +358,7 @@ export class RegistryView {
     for (const name of [...names].sort()) {
       const had = before.caps.get(name);
       const has = after.caps.get(name);
-      if (had === has) continue;
+      if (sameCapability(had, has)) continue;
       const providers = this.readyProviders(name);
       const othersReady = providers.filter((p) => p !== agentType).length;
       let change: "added" | "removed" | "updated";
@@ -375,21 +402,46 @@ export class RegistryView {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
-const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
+/** Shared by every instance without metadata (most of them): one object instead of 100,000. */
+const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
-/** Ready capabilities with a signature of their schemas, to see what a change did to them. */
-const NO_CAPS: ReadonlyMap<string, string> = new Map();
-
-/** Ready capabilities with their signatures: what a change did to them is a map comparison. */
-function snapshot(agent: MutableAgent | undefined): Snapshot {
-  const ready = agent !== undefined && agent.status === AgentStatus.Ready;
-  return { status: agent?.status ?? AgentStatus.Deregistered, caps: ready ? agent.capSigs : NO_CAPS };
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
-function capabilitySignatures(spec: AgentSpec): Map<string, string> {
-  const sigs = new Map<string, string>();
-  for (const c of spec.capabilities) sigs.set(c.name, JSON.stringify([c.description, c.input_schema, c.output_schema]));
-  return sigs;
+/**
+ * A copy of `s` that does not keep alive the longer string it was cut from: V8 makes substrings
+ * of 13 characters or more as slices sharing their parent, here a store key or message subject,
+ * and 100,000 instances kept 15 MB of those alive (docs/performance.md).
+ */
+const detached = (s: string): string => (" " + s).slice(1);
+const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
+
+const NO_CAPS: ReadonlyMap<string, Capability> = new Map();
+
+/** Ready capabilities by name: what a change did to them is a map comparison. */
+function snapshot(agent: MutableAgent | undefined): Snapshot {
+  const ready = agent !== undefined && agent.status === AgentStatus.Ready;
+  return { status: agent?.status ?? AgentStatus.Deregistered, caps: ready ? agent.caps : NO_CAPS };
+}
+
+function capabilitiesByName(spec: AgentSpec): Map<string, Capability> {
+  const caps = new Map<string, Capability>();
+  for (const c of spec.capabilities) caps.set(c.name, c);
+  return caps;
+}
+
+/**
+ * Whether a coordinator sees the same capability: description and schemas. The view used to
+ * keep this signature as a JSON string per capability, which was 30 MB at 10,000 agent types
+ * (docs/performance.md); it is now computed only when a spec changes, since a capability
+ * object of an unchanged spec is the very same object.
+ */
+function sameCapability(a: Capability | undefined, b: Capability | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  return JSON.stringify([a.description, a.input_schema, a.output_schema]) === JSON.stringify([b.description, b.input_schema, b.output_schema]);
 }
 
 function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {

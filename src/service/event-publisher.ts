@@ -7,17 +7,28 @@
  * deduplication by id covers the overlap of two publishers during a lease handover).
  */
 import type { StoreEvent, CloudEvent } from "../domain/events.js";
-import { storeEventToCloudEvent } from "../domain/events.js";
+import { eventId, storeEventToCloudEvent } from "../domain/events.js";
 import type { Logger } from "./logger.js";
 
 export type EventSink = {
-  publish(subject: string, event: CloudEvent, position: { revision: number; index: number } | null): Promise<{ duplicate: boolean }>;
+  /**
+   * Stores one event. With `expectLastId`, the stream refuses it unless the last event it
+   * stored has that id (a duplicate is still answered as a duplicate: ids are checked first).
+   */
+  publish(
+    subject: string,
+    event: CloudEvent,
+    position: { revision: number; index: number } | null,
+    expectLastId?: string,
+  ): Promise<{ duplicate: boolean }>;
   lastPosition(): Promise<{ revision: number; index: number } | null>;
 };
 
 /** Events kept by a follower; beyond this the oldest go (and a warning says so). */
 const MAX_PENDING = 200_000;
 const PRUNE_EVERY_MS = 5_000;
+/** Most publishes in flight at once; the window starts at 1 and doubles while all succeed. */
+const MAX_WINDOW = 128;
 
 export type PublisherHooks = { onPublished?: (e: StoreEvent, latencyMs: number) => void; onFailure?: (err: unknown) => void };
 
@@ -28,6 +39,7 @@ export class EventPublisher {
   private pruneTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private dropped = 0;
+  private window = 1;
 
   constructor(
     private readonly deps: {
@@ -92,21 +104,39 @@ export class EventPublisher {
     });
   }
 
+  /**
+   * Publishes the head of the backlog, up to `window` events in flight. One publish at a time
+   * (a round trip each) stored fewer than 1,000 events/s, so a burst of registrations left a
+   * backlog that took minutes to drain (docs/performance.md). Order still holds: each publish
+   * of a batch expects the previous one's id to be the stream's last, so when one fails every
+   * later one in the batch is refused too, and nothing is stored ahead of an earlier event.
+   * A retry of an event that was stored after all comes back as a duplicate. After a failure
+   * the window starts again from one event, so a stream that is away is probed, not flooded.
+   */
   private async drain(): Promise<void> {
     let failures = 0;
     while (this.leader && !this.stopped && this.pending.length > 0) {
-      const e = this.pending[0]!;
-      try {
-        await this.deps.sink.publish(this.deps.subjectOf(e), storeEventToCloudEvent(e), { revision: e.revision, index: e.index });
-        this.pending.shift();
+      const batch = this.pending.slice(0, this.window);
+      const results = await Promise.allSettled(
+        batch.map((e, i) =>
+          this.deps.sink.publish(this.deps.subjectOf(e), storeEventToCloudEvent(e), { revision: e.revision, index: e.index }, i === 0 ? undefined : eventId(batch[i - 1]!.revision, batch[i - 1]!.index)),
+        ),
+      );
+      let done = 0;
+      while (done < results.length && results[done]!.status === "fulfilled") done++;
+      // Only the stored prefix leaves the backlog; prune() never runs while this pumps.
+      for (const e of this.pending.splice(0, done)) this.deps.hooks?.onPublished?.(e, this.deps.now() - e.time);
+      if (done === batch.length) {
         failures = 0;
-        this.deps.hooks?.onPublished?.(e, this.deps.now() - e.time);
-      } catch (err) {
-        failures++;
-        this.deps.hooks?.onFailure?.(err);
-        this.deps.log.warn({ err, failures, backlog: this.pending.length }, "event publish failed; retrying");
-        await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** Math.min(failures, 6))).unref());
+        this.window = Math.min(MAX_WINDOW, this.window * 2);
+        continue;
       }
+      const err = (results[done] as PromiseRejectedResult).reason as unknown;
+      failures++;
+      this.window = 1;
+      this.deps.hooks?.onFailure?.(err);
+      this.deps.log.warn({ err, failures, backlog: this.pending.length }, "event publish failed; retrying");
+      await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** Math.min(failures, 6))).unref());
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/records.js";
-import { evictionDeadline, planEvictions, type LivenessPolicy } from "../domain/liveness.js";
+import { evictionDeadline, planEvictionsWithNext, type LivenessPolicy } from "../domain/liveness.js";
 import { AgentStatus, type InstanceState } from "../domain/model.js";
 import type { RegistryView } from "../domain/view.js";
 import type { Clock } from "./clock.js";
@@ -29,6 +29,8 @@ export class Evictor {
   private readonly inFlight = new Set<string>();
   private lastSweep = 0;
   private preserving = false;
+  /** No instance can be due before this time unless one is written (the view reports writes). */
+  private nextCheck = -Infinity;
 
   constructor(
     private readonly deps: {
@@ -47,6 +49,7 @@ export class Evictor {
   start(graceStart: number): void {
     this.stop();
     this.graceStart = graceStart;
+    this.nextCheck = -Infinity;
     this.lastSweep = this.deps.clock.now();
     this.timer = setInterval(() => void this.tick(), this.deps.tickMs);
     this.timer.unref();
@@ -62,16 +65,42 @@ export class Evictor {
     return this.timer !== null;
   }
 
+  /**
+   * The store failed a write or read (a heartbeat, an eviction): heartbeats may have been lost
+   * meanwhile, so, as after a registry start, nothing is evicted before a whole eviction
+   * window has passed since. Without this, a store outage longer than the window (a stream
+   * leader election on a cluster takes seconds) ended with every instance whose heartbeats
+   * could not be stored evicted in the first pass after the store came back.
+   */
+  storeUnavailable(at: number): void {
+    if (at > this.graceStart) this.graceStart = at;
+  }
+
   /** One pass; exposed for tests that drive a manual clock. */
   async tick(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       const now = this.deps.clock.now();
-      const plan = planEvictions(this.liveInstances(), now, this.graceStart, this.deps.policy);
-      const overdue = plan.due.length;
-      this.setPreserving(plan.paused, { overdue, live: plan.live, ratio: plan.ratio });
-      if (!plan.paused && overdue > 0) await this.evictAll(plan.due, now);
+      // A pass over every instance cost 10% of a core at 100,000 instances when it ran every
+      // tick (docs/performance.md). It runs only once something can be due: at the earliest
+      // deadline the last pass saw, or earlier if a write brought an instance closer.
+      const changed = this.deps.view.takeInstanceChanges();
+      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minLastHeartbeat + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
+      if (now >= this.nextCheck) {
+        const plan = planEvictionsWithNext(this.liveInstances(), now, this.graceStart, this.deps.policy);
+        const overdue = plan.due.length;
+        // While any is due (held back by self-preservation, or its eviction failed), look every tick.
+        this.nextCheck = overdue > 0 ? now : plan.next;
+        const wasPreserving = this.preserving;
+        this.setPreserving(plan.paused, { overdue, live: plan.live, ratio: plan.ratio });
+        if (wasPreserving && !plan.paused) {
+          // Heartbeats are coming back, on phases spread over an interval: as after a grace
+          // start, every instance gets a whole window to be heard again before it can be
+          // evicted (else the ones not yet heard when the share fell under the ratio would go).
+          this.graceStart = now;
+        } else if (!plan.paused && overdue > 0) await this.evictAll(plan.due, now);
+      }
       if (now - this.lastSweep >= SWEEP_EVERY_MS) {
         this.lastSweep = now;
         await this.sweep(now);
@@ -114,7 +143,10 @@ export class Evictor {
       this.deps.log.info({ agent_type: instance.agent_type, instance_id: instance.instance_id, lateness_ms: lateness }, "evicted");
     } catch (e) {
       // A heartbeat (or another replica) got there first; the next pass looks again.
-      if (!(e instanceof StoreConflictError)) this.deps.log.warn({ err: e, instance: k }, "eviction write failed");
+      if (!(e instanceof StoreConflictError)) {
+        this.storeUnavailable(this.deps.clock.now());
+        this.deps.log.warn({ err: e, instance: k }, "eviction write failed");
+      }
     } finally {
       this.inFlight.delete(k);
     }

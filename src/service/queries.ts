@@ -21,12 +21,32 @@ import {
 import { AgentStatus, visibleTo, type AgentState } from "../domain/model.js";
 import { route } from "../domain/routing.js";
 import { SearchIndex } from "../domain/search.js";
-import type { Capability } from "../domain/spec.js";
+import type { AgentSpec, Capability } from "../domain/spec.js";
 import { parseMessage } from "../domain/validation.js";
 import type { RegistryView } from "../domain/view.js";
 import type { QueryOp } from "../adapters/nats/subjects.js";
+import { LookupCache } from "./lookup-cache.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
+/**
+ * A `list` page ends early once its agents reach this many bytes of JSON (next_cursor goes on):
+ * a reply over NATS max_payload (1 MB by default) cannot be sent, and five specs of 240 KiB
+ * made every unpaged `list` answer `internal` (docs/reliability.md).
+ */
+export const MAX_LIST_PAGE_BYTES = 512 * 1024;
+
+/**
+ * A reply serialized ahead of time: the UTF-8 of a JSON object without its closing brace.
+ * run() closes it with the revision (which comes last in every reply) and the endpoint sends
+ * the bytes as they are, so a cached lookup is neither serialized nor encoded again.
+ */
+export class SerializedReply {
+  constructor(readonly open: Uint8Array) {}
+
+  close(revision: number): Uint8Array {
+    return Buffer.concat([this.open, Buffer.from(`,"revision":${revision}}`)]);
+  }
+}
 
 type Body = Record<string, unknown>;
 type Tenant = string | null;
@@ -34,17 +54,25 @@ type Tenant = string | null;
 export class QueryService {
   readonly index = new AgentIndex();
   readonly search = new SearchIndex();
+  /**
+   * Specs not yet in the search index, by agent type (undefined: gone). Only `search` reads the
+   * index, and building it while the view loads cost 0.4 s of a cold start and 31 MB at 10,000
+   * agent types (docs/performance.md), so it is brought up to date when a search comes.
+   */
+  private readonly searchBehind = new Map<string, AgentSpec | undefined>();
+  readonly lookupCache = new LookupCache();
 
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<boolean>,
   ) {
     view.addListener(this.index);
-    view.addListener({ update: (type, agent) => this.search.update(type, agent?.spec) });
+    view.addListener({ update: (type, agent) => void this.searchBehind.set(type, agent?.spec) });
+    view.addListener(this.lookupCache);
   }
 
   /** Runs one query op; the handler table is the single list of what each op does. */
-  async run(op: QueryOp, body: Body, tenant: Tenant): Promise<object> {
+  async run(op: QueryOp, body: Body, tenant: Tenant): Promise<object | Uint8Array> {
     const minRevision = body["min_revision"];
     if (typeof minRevision === "number" && Number.isInteger(minRevision) && minRevision > this.view.revision) {
       const reached = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
@@ -53,7 +81,9 @@ export class QueryService {
       }
     }
     const revision = this.view.revision;
-    return { ...this.handlers[op](body, tenant), revision };
+    const result = this.handlers[op](body, tenant);
+    if (result instanceof SerializedReply) return result.close(revision);
+    return { ...result, revision };
   }
 
   private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant) => object> = {
@@ -62,6 +92,9 @@ export class QueryService {
       if (q.version !== undefined && semver.validRange(q.version) === null) {
         throw invalidRequest(`version ${JSON.stringify(q.version)} is not a semver range`, [{ path: "version", message: "not a semver range" }]);
       }
+      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null]);
+      const cached = this.lookupCache.get(key);
+      if (cached !== undefined) return new SerializedReply(cached);
       const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
       const matches: Array<{ agent: AgentState; cap: Capability }> = [];
       for (const type of this.view.providersOf(q.capability)) {
@@ -72,7 +105,10 @@ export class QueryService {
         if (cap) matches.push({ agent, cap });
       }
       matches.sort(compareProviders);
-      return { capability: q.capability, providers: matches.map((m) => lookupProvider(m.agent, m.cap)) };
+      const text = JSON.stringify({ capability: q.capability, providers: matches.map((m) => lookupProvider(m.agent, m.cap)) });
+      const open = Buffer.from(text.slice(0, -1));
+      this.lookupCache.set(key, q.capability, open);
+      return new SerializedReply(open);
     },
 
     get: (body, tenant) => {
@@ -90,6 +126,7 @@ export class QueryService {
       const start = q.cursor ? indexAfter(sorted, decodeCursor(q.cursor)) : 0;
       const agents: AgentView[] = [];
       let next: string | null = null;
+      let bytes = 0;
       for (let i = start; i < sorted.length; i++) {
         const agent = this.view.get(sorted[i]!);
         if (!agent || !visibleTo(agent, tenant)) continue;
@@ -97,11 +134,14 @@ export class QueryService {
         if (q.owner_team !== undefined && agent.spec.owner_team !== q.owner_team) continue;
         if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) continue;
         if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) continue;
-        if (agents.length === limit) {
+        const item = agentView(agent);
+        const size = JSON.stringify(item).length;
+        if (agents.length === limit || (agents.length > 0 && bytes + size > MAX_LIST_PAGE_BYTES)) {
           next = encodeCursor(agents[agents.length - 1]!.agent_type);
           break;
         }
-        agents.push(agentView(agent));
+        agents.push(item);
+        bytes += size;
       }
       return { agents, next_cursor: next };
     },
@@ -144,6 +184,8 @@ export class QueryService {
 
     search: (body, tenant) => {
       const q = parseMessage(searchQuery, body, "search");
+      for (const [type, spec] of this.searchBehind) this.search.update(type, spec);
+      this.searchBehind.clear();
       const results = this.search.query(q.query, q.limit ?? 10, (type) => {
         const agent = this.view.get(type);
         return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant);

@@ -6,7 +6,8 @@
  * row answer `conflict`.
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
+import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/model.js";
 import type { AgentSpec } from "../domain/spec.js";
 import type { RegisterMessage, HeartbeatMessage } from "../domain/messages.js";
@@ -44,6 +45,20 @@ export type RegistrarDeps = {
   settings: RegistrarSettings;
   /** Told of every lost compare-and-set (a metric). */
   onConflict?: () => void;
+  /**
+   * Milliseconds of spec validation per second per agent type (REGISTRY_TYPE_SPEC_CHECK_MS):
+   * schema compilation is the costliest work a request can ask for (up to ~1 s for a 256 KiB
+   * spec of distinct schemas, docs/reliability.md); unchanged specs hit the verdict cache.
+   */
+  specBudget?: TypeBudgets;
+  /** Told when a write or read could not reach the store (a heartbeat may have been lost). */
+  onUnavailable?: () => void;
+  /**
+   * Brings the view up to the store's current revision (bounded wait). Called before a retry:
+   * the rules that span instances (a rollback keeps the newer spec while an instance of it
+   * is live) read the view, and a lost race means the view was behind.
+   */
+  catchUp?: () => Promise<void>;
 };
 
 export type RegisterReply = {
@@ -71,7 +86,7 @@ export class Registrar {
         { path: "spec.agent_type", message: `must be ${agentType}` },
       ]);
     }
-    const { spec, warnings } = validateSpec(rawSpec, this.deps.checker);
+    const { spec, warnings } = this.validate(agentType, rawSpec, opts.static === true);
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
     if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
       throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
@@ -164,6 +179,22 @@ export class Registrar {
     return out;
   }
 
+  private validate(agentType: string, rawSpec: unknown, isStatic: boolean): ReturnType<typeof validateSpec> {
+    const budget = isStatic ? undefined : this.deps.specBudget;
+    if (!budget) return validateSpec(rawSpec, this.deps.checker);
+    const now = this.deps.clock.now();
+    const wait = budget.waitMs(agentType, now);
+    if (wait > 0) {
+      throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
+    }
+    const started = performance.now();
+    try {
+      return validateSpec(rawSpec, this.deps.checker);
+    } finally {
+      budget.spend(agentType, performance.now() - started, now);
+    }
+  }
+
   private liveOthers(agentType: string, instanceId: string): number {
     let n = 0;
     for (const id of this.deps.view.get(agentType)?.instances.keys() ?? []) if (id !== instanceId) n++;
@@ -185,14 +216,21 @@ export class Registrar {
         const lostRace = e instanceof StoreConflictError;
         const maybeStale = !fromStore && e instanceof RegistryError && e.code === ErrorCode.UnknownInstance;
         if (lostRace) this.deps.onConflict?.();
-        if (!(lostRace || maybeStale)) throw mapStoreError(e);
+        if (!(lostRace || maybeStale)) throw this.storeError(e);
         if (i >= MAX_WRITE_ATTEMPTS) {
           throw new RegistryError(ErrorCode.Conflict, `lost the write race on ${agentType}/${instanceId} ${MAX_WRITE_ATTEMPTS} times in a row`, { cause: e });
         }
+        await this.deps.catchUp?.();
         current = await this.readCurrent(agentType, instanceId);
         fromStore = true;
       }
     }
+  }
+
+  /** A store that cannot be reached is told to whoever must not trust missing heartbeats meanwhile. */
+  private storeError(e: unknown): unknown {
+    if (e instanceof StoreUnavailableError) this.deps.onUnavailable?.();
+    return mapStoreError(e);
   }
 
   private async readCurrent(agentType: string, instanceId: string): Promise<Current> {
@@ -205,7 +243,7 @@ export class Registrar {
         instance: instanceRecord && i ? { record: instanceRecord, revision: i.revision } : null,
       };
     } catch (e) {
-      throw mapStoreError(e);
+      throw this.storeError(e);
     }
   }
 }

@@ -63,8 +63,9 @@ export async function startRegistry(natsUrl: string, overrides: ConfigInput = {}
 export class RawClient {
   private constructor(readonly nc: NatsConnection, readonly prefix: string) {}
 
+  /** `url` may be a comma-separated list (a cluster's nodes). */
   static async connect(url: string, prefix: string): Promise<RawClient> {
-    return new RawClient(await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 }), prefix);
+    return new RawClient(await connect({ servers: url.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 100 }), prefix);
   }
 
   async request(subject: string, body: unknown = {}, timeout = 5000): Promise<{ ok: boolean; status: number; body: any; msg: Msg }> {

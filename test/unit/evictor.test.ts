@@ -188,7 +188,55 @@ describe("Evictor", () => {
     await catchUp(store, view);
     await evictor.tick();
     expect(preservation).toEqual([true, false]);
+    // The others get a whole window from the end of the pause to be heard again (a grace start).
+    expect(evicted).toEqual([]);
+    t = 102_999;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    // Meanwhile the six that live heartbeat on; the four silent ones go at the end of the window.
+    for (const id of ["i0", "i1", "i6", "i7", "i8", "i9"]) {
+      const e = await store.get(instanceKey("alpha", id));
+      await store.write(instanceKey("alpha", id), encodeRecord(live(102_500)), e!.revision);
+    }
+    await catchUp(store, view);
+    t = 103_000;
+    await evictor.tick();
     expect(evicted.map((e) => e.id).sort()).toEqual(["i2", "i3", "i4", "i5"]);
+  });
+
+  it("evicts nothing for a whole window after the store failed (heartbeats may have been lost)", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    // A heartbeat could not be stored at 2,500: the instance may well be alive.
+    evictor.storeUnavailable(2500);
+    t = 3000;
+    await evictor.tick();
+    t = 5499;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 5500;
+    await evictor.tick();
+    expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
+  });
+
+  it("counts its own failed eviction writes as store failures", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    const write = store.write.bind(store);
+    store.write = () => Promise.reject(new Error("no responders"));
+    t = 3000;
+    await evictor.tick();
+    store.write = write;
+    t = 3100;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 6000;
+    await evictor.tick();
+    expect(evicted.map((e) => e.id)).toEqual(["a"]);
   });
 
   it("sweeps tombstones and then the deregistered agent after the retention period", async () => {

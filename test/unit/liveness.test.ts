@@ -90,6 +90,19 @@ describe("planEvictions", () => {
       expect(planEvictions(fleet(10, 10), 100_000, 0, policy).paused).toBe(false);
     });
 
+    it("counts late instances, not only due ones: a fleet on staggered phases falls due one by one", () => {
+      // 20 instances heartbeating every 1000 ms on phases 50 ms apart; 15 go silent at 10,000.
+      const instances = Array.from({ length: 20 }, (_, i) => inst(`i${i}`, i < 15 ? 9000 + i * 50 : 12_000));
+      const firstDue = planEvictions(instances, 12_000, 0, sp);
+      expect(firstDue.due.map((i) => i.instance_id)).toEqual(["i0"]);
+      expect(firstDue).toMatchObject({ paused: true, ratio: 0.75 });
+      // Late but none due yet: nothing to hold back, no alert.
+      expect(planEvictions(instances, 11_999, 0, sp)).toMatchObject({ paused: false, ratio: 0.75, due: [] });
+      // Heartbeats within 1.5 intervals are not late.
+      const healthy = Array.from({ length: 20 }, (_, i) => inst(`i${i}`, i === 0 ? 9000 : 10_600));
+      expect(planEvictions(healthy, 12_000, 0, sp)).toMatchObject({ paused: false, ratio: 0.05 });
+    });
+
     it("does not count static instances toward the 10", () => {
       const instances = [...fleet(9, 9), inst("static", 0)];
       expect(planEvictions(instances, 100_000, 0, sp)).toMatchObject({ live: 9, paused: false });

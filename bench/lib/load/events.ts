@@ -35,7 +35,7 @@ export class EventProbe {
   async start(stream: string, ratePerSec: number, probeIntervalMs: number): Promise<void> {
     const { prefix, shape } = this.fleet.opts;
     const consumer = await jetstream(this.nc).consumers.get(stream, {
-      filter_subjects: [`${prefix}.agent.registered.>`],
+      filter_subjects: `${prefix}.agent.registered.>`,
       deliver_policy: DeliverPolicy.New,
     });
     const messages = await consumer.consume();
@@ -77,7 +77,7 @@ export type Deregistered = { agentType: string; instanceId: string; reason: stri
 
 /** Every stored `registry.agent.deregistered` event, oldest first. */
 export async function readDeregistered(nc: NatsConnection, stream: string, prefix: string): Promise<Deregistered[]> {
-  const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: [`${prefix}.agent.deregistered.>`], deliver_policy: DeliverPolicy.All });
+  const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: `${prefix}.agent.deregistered.>`, deliver_policy: DeliverPolicy.All });
   const out: Deregistered[] = [];
   if ((await consumer.info()).num_pending === 0) return out;
   const messages = await consumer.consume();

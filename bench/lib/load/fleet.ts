@@ -30,7 +30,7 @@ export class Fleet {
   private timer: NodeJS.Timeout | null = null;
   private slot = 0;
   private startedAt = 0;
-  private window: { recorder: Recorder; sent: number; errors: number; firstError?: string; startedAt: number } | null = null;
+  private window: { recorder: Recorder; sent: number; errors: number; firstError?: string; startedAt: number; slowest: number[] } | null = null;
   private inFlight = 0;
   sent = 0;
   errors = 0;
@@ -86,6 +86,11 @@ export class Fleet {
     return { count: this.size, errors, firstError, seconds: round(seconds), rate: round(this.size / seconds, 1), latencyMs: roundSummary(latency.summary()) };
   }
 
+  /** Takes every instance as registered (the bucket was seeded with them directly). */
+  assumeRegistered(): void {
+    this.registered.fill(1);
+  }
+
   /** Starts beating: every TICK_MS, the instances whose slots passed send one heartbeat. */
   startHeartbeats(): void {
     this.startedAt = performance.now();
@@ -99,7 +104,7 @@ export class Fleet {
   }
 
   beginWindow(): void {
-    this.window = { recorder: new Recorder(), sent: 0, errors: 0, startedAt: performance.now() };
+    this.window = { recorder: new Recorder(), sent: 0, errors: 0, startedAt: performance.now(), slowest: [] };
   }
 
   endWindow(): object {
@@ -116,6 +121,7 @@ export class Fleet {
       rate: round(w.sent / seconds, 1),
       latencyMs: roundSummary(w.recorder.summary()),
       inFlight: this.inFlight,
+      slowestPerSecond: Array.from(w.slowest, (v) => v ?? 0),
     };
   }
 
@@ -156,7 +162,13 @@ export class Fleet {
   private answered(w: Fleet["window"], t0: number, error: string | null): void {
     this.inFlight--;
     // Only heartbeats sent inside the window count toward its latency.
-    if (w && w === this.window) w.recorder.add(performance.now() - t0);
+    if (w && w === this.window) {
+      const ms = performance.now() - t0;
+      w.recorder.add(ms);
+      // The slowest reply of each second shows whether slow replies are spikes or a level.
+      const second = Math.floor((t0 - w.startedAt) / 1000);
+      if (ms > (w.slowest[second] ?? 0)) w.slowest[second] = Math.round(ms);
+    }
     if (error !== null) {
       this.errors++;
       if (w) {

@@ -46,6 +46,7 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
     return { size: fleet.size };
   },
   register: (a) => theFleet().registerAll(a["concurrency"] ?? 64),
+  assumeRegistered: () => theFleet().assumeRegistered(),
   startHeartbeats: () => theFleet().startHeartbeats(),
   stopHeartbeats: () => theFleet().stopHeartbeats(),
   beginWindow: () => theFleet().beginWindow(),

@@ -168,11 +168,26 @@ export function setBuildInfo(metrics: RegistryMetrics, version: string, natsServ
 
 /** The per-request observer the endpoints call: one place maps an outcome to every series it feeds. */
 export function requestObserver(metrics: RegistryMetrics): (endpoint: string, outcome: string, seconds: number) => void {
+  // The series of each (endpoint, outcome) are bound once: prom-client otherwise hashes the
+  // label set on every inc and observe, on every request (docs/performance.md). Endpoints and
+  // outcomes (ok or an error code) are a short fixed list, so this map stays small.
+  const bound = new Map<string, (seconds: number) => void>();
   return (endpoint, outcome, seconds) => {
-    metrics.requests.inc({ endpoint, outcome });
-    metrics.requestDuration.observe({ endpoint, outcome }, seconds);
-    if (endpoint === "register") metrics.registrations.inc({ outcome });
-    if (endpoint === "heartbeat") metrics.heartbeats.inc({ outcome });
-    if (outcome === "unavailable") metrics.storeFailures.inc();
+    const key = `${endpoint} ${outcome}`;
+    let record = bound.get(key);
+    if (!record) {
+      const requests = metrics.requests.labels({ endpoint, outcome });
+      const duration = metrics.requestDuration.labels({ endpoint, outcome });
+      const writes = endpoint === "register" ? metrics.registrations.labels({ outcome }) : endpoint === "heartbeat" ? metrics.heartbeats.labels({ outcome }) : null;
+      const unavailable = outcome === "unavailable";
+      record = (s) => {
+        requests.inc();
+        duration.observe(s);
+        writes?.inc();
+        if (unavailable) metrics.storeFailures.inc();
+      };
+      bound.set(key, record);
+    }
+    record(seconds);
   };
 }

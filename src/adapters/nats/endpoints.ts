@@ -8,7 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
-import { ErrorCode, RegistryError, invalidRequest } from "../../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../../domain/errors.js";
+import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "../../domain/request-body.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../domain/spec.js";
 import { deregisterMessage, heartbeatMessage, registerMessage } from "../../domain/messages.js";
@@ -25,6 +26,8 @@ export type EndpointDeps = {
   prefix: string;
   version: string;
   limits: BodyLimits;
+  /** Write requests per second per agent type (REGISTRY_TYPE_RATE_LIMIT); none when off. */
+  typeRateLimit?: TypeBudgets;
   registrar: Registrar;
   queries: QueryService;
   log: Logger;
@@ -34,7 +37,7 @@ export type EndpointDeps = {
   onHeartbeat?: (agentType: string, instanceId: string, status: string, activeTasks: number | undefined) => void;
 };
 
-type Handler = (tokens: string[], body: Record<string, unknown>) => Promise<object>;
+type Handler = (tokens: string[], body: Record<string, unknown>) => Promise<object | Uint8Array>;
 
 export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
   const { prefix } = deps;
@@ -100,12 +103,14 @@ async function handle(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, tok
   const started = performance.now();
   let outcome = "ok";
   try {
+    checkRateLimit(deps, endpoint, tokens);
     const body = parseRequestBody(msg.data, deps.limits);
     const result = await handler(tokens, body);
-    if (msg.reply) msg.respond(JSON.stringify(result));
+    // Bytes are a reply serialized ahead of time (cached lookups): sent as they are.
+    if (msg.reply) msg.respond(result instanceof Uint8Array ? result : JSON.stringify(result));
   } catch (e) {
     const error = toRegistryError(e);
-    outcome = error.code;
+    outcome = error instanceof RateLimitedError ? "rate_limited" : error.code;
     const correlationId = randomBytes(6).toString("hex");
     if (error.code === ErrorCode.Internal) {
       deps.log.error({ err: e, endpoint, subject: msg.subject, correlation_id: correlationId }, "request failed");
@@ -121,6 +126,18 @@ async function handle(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, tok
     }
   } finally {
     deps.observe?.(endpoint, outcome, (performance.now() - started) / 1000);
+  }
+}
+
+const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"]);
+
+/** Before anything reads the body: refusing a flood must cost next to nothing. */
+function checkRateLimit(deps: EndpointDeps, endpoint: string, tokens: string[]): void {
+  const agentType = tokens[1];
+  if (!deps.typeRateLimit || !WRITE_ENDPOINTS.has(endpoint) || agentType === undefined || !AGENT_TYPE_RE.test(agentType)) return;
+  const wait = deps.typeRateLimit.take(agentType, 1, Date.now());
+  if (wait > 0) {
+    throw new RateLimitedError(`agent type ${agentType} is over its rate limit of ${deps.typeRateLimit.ratePerSecond} write requests per second; retry in ${wait} ms`);
   }
 }
 

@@ -59,13 +59,15 @@ export class EventStream {
     return { stream: new EventStream(js, jsm, s), created, mismatches };
   }
 
-  async publish(subject: string, event: CloudEvent, position: EventPosition | null): Promise<{ duplicate: boolean; seq: number }> {
+  async publish(subject: string, event: CloudEvent, position: EventPosition | null, expectLastId?: string): Promise<{ duplicate: boolean; seq: number }> {
     const h = headers();
     if (position) {
       h.set(REVISION_HEADER, String(position.revision));
       h.set(EVENT_INDEX_HEADER, String(position.index));
     }
-    const ack = await this.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h, timeout: this.settings.timeoutMs });
+    // Nats-Expected-Last-Msg-Id: how the publisher keeps pipelined events in order.
+    const expect = expectLastId === undefined ? undefined : { lastMsgID: expectLastId };
+    const ack = await this.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h, timeout: this.settings.timeoutMs, expect });
     return { duplicate: ack.duplicate, seq: ack.seq };
   }
 

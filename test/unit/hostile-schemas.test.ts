@@ -1,0 +1,192 @@
+/**
+ * Capability schemas meant to hurt (issue 6): enormous, deep, cyclic, self-referencing,
+ * remote `$ref`s, backtracking patterns, enormous enums. Each is refused or compiled within
+ * COMPILE_BOUND_MS, the per-schema bound docs/reliability.md states; the slowest compile of
+ * each kind is printed so the docs can quote it.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { MAX_PATTERN_LENGTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, SchemaChecker } from "../../src/domain/schema-check.js";
+import { patternRisk } from "../../src/domain/pattern-risk.js";
+import { validateSpec } from "../../src/domain/validation.js";
+import { RegistryError } from "../../src/domain/errors.js";
+
+/** Per-schema bound on checking (compile included); the slowest measured here is far below it. */
+const COMPILE_BOUND_MS = 1500;
+const timings: Array<{ name: string; ms: number; verdict: string }> = [];
+
+function timed(name: string, schema: unknown, checker = new SchemaChecker()): string | null {
+  const started = performance.now();
+  const verdict = checker.check(schema);
+  const ms = performance.now() - started;
+  timings.push({ name, ms, verdict: verdict ?? "accepted" });
+  expect(ms, `${name} took ${ms.toFixed(0)} ms`).toBeLessThan(COMPILE_BOUND_MS);
+  return verdict;
+}
+
+afterAll(() => {
+  const rows = timings.map((t) => `  ${t.name.padEnd(36)} ${t.ms.toFixed(1).padStart(7)} ms  ${t.verdict.slice(0, 70)}`);
+  console.log(`schema checks (bound ${COMPILE_BOUND_MS} ms per schema):\n${rows.join("\n")}`);
+});
+
+const properties = (n: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: "string", minLength: 1 }])) });
+const nested = (levels: number): Record<string, unknown> => {
+  let s: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < levels; i++) s = { type: "object", properties: { a: s } };
+  return s;
+};
+
+describe("enormous schemas", () => {
+  it("refuses a schema over 64 KiB of text", () => {
+    expect(timed("64 KiB+ of text", { type: "string", description: "x".repeat(70_000) })).toMatch(/the limit is 65536/);
+  });
+
+  it("refuses more nodes than the limit before compiling (compile time grows faster than linearly)", () => {
+    expect(timed("5,000 properties", properties(5000))).toMatch(new RegExp(`the limit is ${MAX_SCHEMA_NODES}`));
+    expect(timed("allOf of 2,000", { allOf: Array.from({ length: 2000 }, (_, i) => ({ minLength: i })) })).toMatch(/objects and arrays/);
+  });
+
+  it("compiles the largest schemas under the limits within the bound", () => {
+    expect(timed(`${MAX_SCHEMA_NODES - 2} properties`, properties(MAX_SCHEMA_NODES - 2))).toBeNull();
+    expect(timed(`allOf of ${MAX_SCHEMA_NODES - 2}`, { allOf: Array.from({ length: MAX_SCHEMA_NODES - 2 }, (_, i) => ({ minLength: i })) })).toBeNull();
+    expect(timed("nested 30 levels", nested(30))).toBeNull();
+  });
+
+  it("compiles enormous enum, const and required arrays (one node each) within the bound", () => {
+    expect(timed("enum of 12,000 numbers", { enum: Array.from({ length: 12_000 }, (_, i) => i) })).toBeNull();
+    expect(timed("enum of 7,000 strings", { type: "string", enum: Array.from({ length: 7000 }, (_, i) => `v${i}`) })).toBeNull();
+    expect(timed("required of 7,000 names", { type: "object", required: Array.from({ length: 7000 }, (_, i) => `r${i}`) })).toBeNull();
+    expect(timed("const of 60 KB", { const: "x".repeat(60_000) })).toBeNull();
+  });
+});
+
+describe("deep, cyclic and shared structures", () => {
+  it("refuses nesting over the limit without a RangeError, however deep", () => {
+    expect(timed(`nested ${MAX_SCHEMA_DEPTH / 2} schema levels`, nested(MAX_SCHEMA_DEPTH / 2))).toMatch(/levels deep/);
+    expect(timed("nested 100,000 levels", nested(100_000))).toMatch(/levels deep/);
+  });
+
+  it("refuses an exponential graph of shared references before JSON.stringify sees it", () => {
+    let s: unknown = { type: "string" };
+    for (let i = 0; i < 60; i++) s = { anyOf: [s, s] };
+    expect(timed("anyOf [s, s] x 60 (shared)", s)).toMatch(/objects and arrays|levels deep/);
+  });
+
+  it("refuses a cyclic object graph (in-process callers) instead of looping", () => {
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic["properties"] = { self: cyclic };
+    expect(timed("cyclic object", cyclic)).toMatch(/objects and arrays|levels deep/);
+  });
+});
+
+describe("$ref", () => {
+  const laughs = (n: number) => {
+    const defs: Record<string, unknown> = { d0: { type: "string", minLength: 1 } };
+    for (let i = 1; i <= n; i++) defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i - 1}` }, { $ref: `#/$defs/d${i - 1}` }] };
+    return { $defs: defs, $ref: `#/$defs/d${n}` };
+  };
+
+  it("accepts recursive schemas: $ref '#' and mutual recursion", () => {
+    expect(timed("$ref '#'", { type: "object", properties: { child: { $ref: "#" } } })).toBeNull();
+    const mutual = { $defs: { a: { properties: { b: { $ref: "#/$defs/b" } } }, b: { properties: { a: { $ref: "#/$defs/a" } } } }, $ref: "#/$defs/a" };
+    expect(timed("mutual $ref a <-> b", mutual)).toBeNull();
+  });
+
+  it("refuses a $ref that only points to itself, within the bound", () => {
+    expect(timed("$ref cycle of 1", { $defs: { d0: { $ref: "#/$defs/d0" } }, $ref: "#/$defs/d0" })).not.toBeNull();
+    const ring = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`d${i}`, { $ref: `#/$defs/d${(i + 1) % 100}` }]));
+    expect(timed("$ref ring of 100", { $defs: ring, $ref: "#/$defs/d0" })).not.toBeNull();
+  });
+
+  it("compiles a doubling chain of $refs (billion laughs) in linear time, or refuses it", () => {
+    expect(timed("doubling $ref chain x 30", laughs(30))).toBeNull();
+    timed("doubling $ref chain x 80", laughs(80)); // near the node limit; either verdict, within the bound
+  });
+
+  it("refuses remote $refs without fetching anything", () => {
+    for (const ref of ["https://evil.example/x.json", "http://169.254.169.254/latest/meta-data", "file:///etc/passwd", "other.json#/defs/a"]) {
+      expect(timed(`remote $ref ${ref.slice(0, 22)}`, { type: "object", properties: { a: { $ref: ref } } })).toMatch(/can't resolve reference/);
+    }
+    expect(timed("relative $ref under an $id", { $id: "https://a.example/b.json", properties: { x: { $ref: "c.json" } } })).toMatch(/can't resolve reference/);
+  });
+
+  it("forgets nested $ids between checks: one agent's $id never resolves another's $ref", () => {
+    const checker = new SchemaChecker();
+    expect(checker.check({ type: "object", properties: { a: { $id: "https://ids.example/leak.json", type: "string" } } })).toBeNull();
+    expect(checker.check({ $ref: "https://ids.example/leak.json" })).toMatch(/can't resolve reference/);
+    for (let i = 0; i < 2000; i++) checker.check({ properties: { a: { $id: `https://ids.example/${i}.json`, type: "string" } } });
+    const refs = (checker as unknown as { draft7: { refs: object } }).draft7.refs;
+    expect(Object.keys(refs).length).toBeLessThan(10);
+  });
+});
+
+describe("patterns built to backtrack", () => {
+  const refused: Array<[string, RegExp]> = [
+    ["^(a+)+$", /nests quantifiers/],
+    ["(a|aa)*b", /alternatives that can match the same text/],
+    ["(.*a){20}", /nests quantifiers/],
+    ["^(\\w*)*@", /nests quantifiers/],
+    ["(\\w+\\s?)*$", /nests quantifiers/],
+    ["^(\\s*,\\s*)+$", /nests quantifiers/],
+    ["(?:x+x+)+y", /nests quantifiers/],
+    ["^(([a-z])+.)+[A-Z]([a-z])+$", /nests quantifiers/],
+    ["(a{1,10}){1,10}", /nests quantifiers/],
+    ["(\\w|\\d)+", /alternatives/],
+    ["^(a|a)*$", /alternatives/],
+    [".*a.*a.*a.*a.*b", /broad class/],
+  ];
+  // Safe shapes that must stay accepted, with an input built to make a backtracking engine work hard.
+  const accepted: Array<[string, string]> = [
+    ["^[a-z0-9]+(\\.[a-z0-9]+)*$", `${"a.".repeat(5000)}!`],
+    ["^[a-z]+(-[a-z]+)*$", `${"a-".repeat(5000)}!`],
+    ["(\\d{1,3}\\.){3}\\d{1,3}", "1.".repeat(5000)],
+    ["^(foo|bar)+$", `${"foo".repeat(3000)}!`],
+    ["^([^,]*,){3}[^,]*$", "a,".repeat(5000)],
+    ["(a{1,3}){3}", "a".repeat(10_000)],
+    ["(ab?)+$", `${"ab".repeat(5000)}!`],
+    ["^\\S+@\\S+\\.\\S+$", "a@".repeat(5000)],
+    ["^(?=.*[A-Z])(?=.*\\d).{8,}$", "a".repeat(10_000)],
+  ];
+
+  it.each(refused)("refuses %s", (pattern, reason) => {
+    expect(patternRisk(pattern)).toMatch(reason);
+    expect(timed(`pattern ${pattern}`, { type: "string", pattern })).toMatch(reason);
+    expect(new SchemaChecker().check({ type: "object", patternProperties: { [pattern]: {} } })).toMatch(reason);
+  });
+
+  it.each(accepted)("accepts %s, which runs in linear-ish time on a hostile 10,000-character input", (pattern, input) => {
+    expect(new SchemaChecker().check({ type: "string", pattern })).toBeNull();
+    const started = performance.now();
+    new RegExp(pattern, "u").test(input);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("refuses over-long patterns and reports unparsable ones as compile errors", () => {
+    expect(timed("pattern over the length limit", { type: "string", pattern: "a".repeat(MAX_PATTERN_LENGTH + 1) })).toMatch(/the limit is 512/);
+    expect(new SchemaChecker().check({ type: "string", pattern: "(unclosed" })).toMatch(/pattern|Invalid regular expression/i);
+  });
+});
+
+describe("bounds per request and per replica", () => {
+  it("checks a whole spec of 256 KiB full of the heaviest schemas within a stated bound", () => {
+    // Distinct schemas (no cache hit): each capability carries two at the node limit.
+    const heavy = (seed: number) => ({ type: "object", properties: Object.fromEntries(Array.from({ length: MAX_SCHEMA_NODES - 2 }, (_, i) => [`p${seed}_${i}`, { type: "string", minLength: 1 }])) });
+    const capabilities = [];
+    for (let i = 0; JSON.stringify(capabilities).length < 240 * 1024; i++) {
+      capabilities.push({ name: `c.c${i}`, description: "", input_schema: heavy(2 * i), output_schema: heavy(2 * i + 1) });
+    }
+    const spec = { agent_type: "heavy", version: "1.0.0", description: "", owner_team: "t", nats_subject: "t.heavy", consumer_group: "heavy", capabilities };
+    const started = performance.now();
+    expect(() => validateSpec(spec, new SchemaChecker())).not.toThrow(RegistryError);
+    const ms = performance.now() - started;
+    console.log(`whole spec: ${capabilities.length * 2} schemas of ${MAX_SCHEMA_NODES - 2} nodes, ${Math.round(JSON.stringify(spec).length / 1024)} KiB, checked in ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(10 * COMPILE_BOUND_MS);
+  });
+
+  it("keeps the verdict cache within its character budget", () => {
+    const checker = new SchemaChecker();
+    for (let i = 0; i < 300; i++) checker.check({ type: "string", description: `${i}`.padEnd(60_000, "x") });
+    const chars = (checker as unknown as { cachedChars: number }).cachedChars;
+    expect(chars).toBeLessThanOrEqual(8 * 1024 * 1024);
+    expect(chars).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Per-agent-type budgets (domain/rate-limit.ts) and the spec validation budget the registrar
+ * applies with them: a type that keeps sending specs with new schemas waits, others do not.
+ */
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
+import { ErrorCode, RateLimitedError } from "../../src/domain/errors.js";
+import { TypeBudgets } from "../../src/domain/rate-limit.js";
+import type { SchemaChecker } from "../../src/domain/schema-check.js";
+import { RegistryView } from "../../src/domain/view.js";
+import { Registrar } from "../../src/service/registrar.js";
+
+describe("TypeBudgets", () => {
+  it("allows a burst, then refuses with the wait until a token is back", () => {
+    const b = new TypeBudgets(10, 20);
+    for (let i = 0; i < 20; i++) expect(b.take("a", 1, 0)).toBe(0);
+    expect(b.take("a", 1, 0)).toBe(100);
+    expect(b.take("a", 1, 50)).toBe(50);
+    expect(b.take("a", 1, 100)).toBe(0);
+    // Other types have their own bucket.
+    expect(b.take("b", 1, 100)).toBe(0);
+  });
+
+  it("refills at the rate up to the burst, never beyond", () => {
+    const b = new TypeBudgets(10, 5);
+    for (let i = 0; i < 5; i++) b.take("a", 1, 0);
+    expect(b.waitMs("a", 60_000)).toBe(0);
+    for (let i = 0; i < 5; i++) expect(b.take("a", 1, 60_000)).toBe(0);
+    expect(b.take("a", 1, 60_000)).toBeGreaterThan(0);
+  });
+
+  it("lets work already done go into debt, which is then waited off", () => {
+    const b = new TypeBudgets(100, 200); // 100 ms of work per second, 200 ms at once
+    expect(b.waitMs("a", 0)).toBe(0);
+    b.spend("a", 900, 0); // one expensive spec: 700 ms of debt
+    expect(b.waitMs("a", 0)).toBe(7010);
+    expect(b.waitMs("a", 7000)).toBeGreaterThan(0);
+    expect(b.waitMs("a", 7020)).toBe(0);
+  });
+
+  it("keeps at most maxKeys buckets, dropping the least recently used", () => {
+    const b = new TypeBudgets(1, 1, 100);
+    for (let i = 0; i < 10_000; i++) b.take(`t${i}`, 1, 0);
+    expect(b.size).toBe(100);
+    expect(b.take("t9999", 1, 0)).toBeGreaterThan(0); // recent: still remembered
+  });
+});
+
+describe("Registrar spec validation budget", () => {
+  const spec = (type: string, salt = 0) => ({
+    agent_type: type,
+    version: "1.0.0",
+    description: "",
+    owner_team: "t",
+    capabilities: [{ name: `${type}.run`, description: "", input_schema: { type: "object", description: `${salt}` }, output_schema: {} }],
+    nats_subject: `tasks.${type}`,
+    consumer_group: type,
+  });
+
+  function registrar(now: { t: number }) {
+    // A checker that takes 30 ms per schema, like a large schema compiling.
+    const slow = { check: () => { const until = performance.now() + 30; while (performance.now() < until); return null; } } as unknown as SchemaChecker;
+    return new Registrar({
+      store: new MemoryStore(),
+      view: new RegistryView(),
+      checker: slow,
+      clock: { now: () => now.t },
+      settings: { missedHeartbeats: 3, defaultHeartbeatIntervalMs: 30_000, minHeartbeatIntervalMs: 1000, maxHeartbeatIntervalMs: 3_600_000, duplicateCapabilities: "allow", heartbeatSubject: (t, i) => `r.heartbeat.${t}.${i}` },
+      specBudget: new TypeBudgets(10, 50), // 10 ms per second, 50 ms at once
+    });
+  }
+
+  it("answers unavailable once a type spent its budget, and only that type", async () => {
+    const now = { t: 0 };
+    const r = registrar(now);
+    await r.register("heavy", { spec: spec("heavy", 1) }); // 60 ms spent: 10 ms in debt
+    const refused = await r.register("heavy", { spec: spec("heavy", 2) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    expect(refused).toMatchObject({ code: ErrorCode.Unavailable, status: 503 });
+    expect((refused as Error).message).toMatch(/agent type heavy used its spec validation budget \(10 ms per second\); retry in \d+ ms/);
+    await expect(r.register("other", { spec: spec("other") })).resolves.toMatchObject({ agent_type: "other" });
+    // Registry-file entries are the operator's, never limited.
+    await expect(r.register("heavy", { spec: spec("heavy", 3) }, { static: true })).resolves.toMatchObject({ instance_id: "static" });
+    now.t = 5_000;
+    await expect(r.register("heavy", { spec: spec("heavy", 4) })).resolves.toMatchObject({ agent_type: "heavy" });
+  });
+});
