@@ -4,8 +4,12 @@
  * SDK and the service cannot disagree about it.
  */
 import type { AgentSpec, AgentSpecInput } from "../domain/spec.js";
+import type { AgentView, InstanceView } from "../domain/agent-view.js";
+import type { CapabilityChangedData, DeregisteredData, RegisteredData, SelfPreservationData, StatusChangedData } from "../domain/events.js";
+import type { RegisterReply } from "../service/registrar.js";
 
-export type { AgentSpec, AgentSpecInput };
+// The shapes the service itself builds are imported, not restated, so they cannot drift.
+export type { AgentSpec, AgentSpecInput, AgentView, InstanceView, RegisterReply };
 
 export type InstanceStatus = "registered" | "ready" | "draining";
 export type AgentStatus = InstanceStatus | "deregistered";
@@ -29,18 +33,6 @@ export type RegisterRequest = {
   metadata?: Record<string, string>;
 };
 
-export type RegisterReply = {
-  agent_type: string;
-  version: string;
-  instance_id: string;
-  status: InstanceStatus;
-  revision: number;
-  heartbeat_subject: string;
-  heartbeat_interval_ms: number;
-  evict_after_ms: number;
-  warnings: string[];
-};
-
 export type HeartbeatRequest = { status?: InstanceStatus; active_tasks?: number };
 export type HeartbeatReply = { status: InstanceStatus; revision: number };
 
@@ -55,25 +47,6 @@ export type DeregisterReply = {
 export type DeregisterTypeReply = Omit<DeregisterReply, "instance_id"> & { instance_id: null; instances?: string[] };
 
 // ---- views ----
-
-export type InstanceView = {
-  instance_id: string;
-  version: string;
-  status: InstanceStatus;
-  registered_at: string;
-  last_heartbeat: string;
-  heartbeat_interval_ms: number;
-  active_tasks: number;
-  metadata: Record<string, string>;
-};
-
-export type AgentView = AgentSpec & {
-  status: AgentStatus;
-  registered_at: string;
-  last_heartbeat: string | null;
-  revision: number;
-  instances: InstanceView[];
-};
 
 // ---- queries ----
 
@@ -156,43 +129,17 @@ type CloudEvent<T extends string, D> = {
   data: D;
 };
 
-export type AgentRegisteredEvent = CloudEvent<
-  "registry.agent.registered",
-  {
-    agent_type: string;
-    version: string;
-    instance_id: string;
-    tenant_scope: string | null;
-    first_instance: boolean;
-    spec_changed: boolean;
-    revision: number;
-  }
->;
-export type AgentDeregisteredEvent = CloudEvent<
-  "registry.agent.deregistered",
-  {
-    agent_type: string;
-    instance_id: string;
-    reason: "graceful" | "evicted" | "operator";
-    agent_removed: boolean;
-    last_heartbeat: string | null;
-    revision: number;
-  }
->;
-export type AgentStatusChangedEvent = CloudEvent<
-  "registry.agent.status_changed",
-  { agent_type: string; instance_id: string; from: AgentStatus; to: AgentStatus; revision: number }
->;
-export type CapabilityChangedEvent = CloudEvent<
-  "registry.capability.changed",
-  { capability: string; change: "added" | "removed" | "updated"; providers: string[]; revision: number }
->;
+export type AgentRegisteredEvent = CloudEvent<"registry.agent.registered", RegisteredData>;
+export type AgentDeregisteredEvent = CloudEvent<"registry.agent.deregistered", DeregisteredData>;
+export type AgentStatusChangedEvent = CloudEvent<"registry.agent.status_changed", StatusChangedData>;
+export type CapabilityChangedEvent = CloudEvent<"registry.capability.changed", CapabilityChangedData>;
+/** Core NATS only, never stored; `active_tasks` is null when the heartbeat did not report it. */
 export type AgentHeartbeatEvent = CloudEvent<
   "registry.agent.heartbeat",
-  { agent_type: string; instance_id: string; status: InstanceStatus; active_tasks: number }
+  { agent_type: string; instance_id: string; status: InstanceStatus; active_tasks: number | null }
 >;
-/** Not in PROTOCOL.md section 5 yet, but listed in the subjects module; its data is open. */
-export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", Record<string, unknown>>;
+/** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
+export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 
 export type RegistryEvent =
   | AgentRegisteredEvent

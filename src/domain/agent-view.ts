@@ -2,13 +2,13 @@
  * How agents look on the wire (PROTOCOL.md section 2): AgentView, lookup providers and the
  * capability projection. Times become ISO 8601 strings here and nowhere else.
  */
-import type { AgentState, InstanceState } from "./model.js";
+import type { AgentState, AgentStatus, InstanceState, InstanceStatus } from "./model.js";
 import type { AgentSpec, Capability } from "./spec.js";
 
 export type InstanceView = {
   instance_id: string;
   version: string;
-  status: string;
+  status: InstanceStatus;
   registered_at: string;
   last_heartbeat: string;
   heartbeat_interval_ms: number;
@@ -17,7 +17,7 @@ export type InstanceView = {
 };
 
 export type AgentView = AgentSpec & {
-  status: string;
+  status: AgentStatus;
   registered_at: string;
   last_heartbeat: string | null;
   deregistered_at: string | null;
