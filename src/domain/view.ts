@@ -6,6 +6,7 @@
  * The view mutates in place (100,000 heartbeats a minute must not copy the world); readers get
  * ReadonlyMap/readonly types.
  */
+import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
 import {
   decodeAgentRecord,
   decodeInstanceRecord,
@@ -49,7 +50,6 @@ type MutableAgent = {
   caps: ReadonlyMap<string, Capability>;
 };
 
-type Snapshot = { status: AgentStatus; caps: ReadonlyMap<string, Capability> };
 
 export class RegistryView {
   /** Last store revision applied. */
@@ -203,13 +203,13 @@ export class RegistryView {
 
   private applyAgent(agentType: string, entry: StoreEntry): RegistryEvent[] {
     const existing = this.agents.get(agentType);
-    const before = snapshot(existing);
+    const before = readyCapabilities(existing);
     if (entry.operation !== "PUT") {
       if (!existing) return [];
       this.agents.delete(agentType);
       this.unindexCapabilities(existing.agent_type, existing.spec);
       this.notify(agentType, undefined);
-      return this.capabilityEvents(agentType, before, snapshot(undefined), entry.revision);
+      return capabilityChanges(agentType, before, readyCapabilities(undefined), entry.revision, this.ready);
     }
     const record = decodeAgentRecord(entry.value);
     if (!record) {
@@ -250,7 +250,7 @@ export class RegistryView {
     this.indexCapabilities(agentType, agent.spec);
     this.refreshStatus(agent);
     this.notify(agentType, agent);
-    return this.capabilityEvents(agentType, before, snapshot(agent), entry.revision);
+    return capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
   }
 
   private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): RegistryEvent[] {
@@ -258,7 +258,7 @@ export class RegistryView {
     const instances = agent?.instances ?? getOrCreate(this.orphans, agentType);
     const gone = agent?.gone ?? getOrCreate(this.orphanTombstones, agentType);
     const previous = instances.get(instanceId);
-    const before = snapshot(agent);
+    const before = readyCapabilities(agent);
     const events: RegistryEvent[] = [];
     const record = entry.operation === "PUT" ? decodeInstanceRecord(entry.value) : null;
     if (entry.operation === "PUT" && !record) {
@@ -334,7 +334,7 @@ export class RegistryView {
     const statusBefore = agent.status;
     this.refreshStatus(agent);
     if (events.length > 0 || statusBefore !== agent.status) this.notify(agentType, agent);
-    return events.concat(this.capabilityEvents(agentType, before, snapshot(agent), entry.revision));
+    return events.concat(capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready));
   }
 
   private refreshStatus(agent: MutableAgent): void {
@@ -347,32 +347,7 @@ export class RegistryView {
     }
   }
 
-  /**
-   * `registry.capability.changed`: a capability's set of ready providers or its schema changed
-   * because of this agent. added = first ready provider, removed = last one gone.
-   */
-  private capabilityEvents(agentType: string, before: Snapshot, after: Snapshot, _revision: number): RegistryEvent[] {
-    if (before.caps === after.caps) return [];
-    const events: RegistryEvent[] = [];
-    const names = new Set([...before.caps.keys(), ...after.caps.keys()]);
-    for (const name of [...names].sort()) {
-      const had = before.caps.get(name);
-      const has = after.caps.get(name);
-      if (sameCapability(had, has)) continue;
-      const providers = this.readyProviders(name);
-      const othersReady = providers.filter((p) => p !== agentType).length;
-      let change: "added" | "removed" | "updated";
-      if (had === undefined) change = othersReady === 0 ? "added" : "updated";
-      else if (has === undefined) change = othersReady === 0 ? "removed" : "updated";
-      else change = "updated";
-      events.push({
-        type: "registry.capability.changed",
-        subject: name,
-        data: { capability: name, change, providers, revision: _revision },
-      });
-    }
-    return events;
-  }
+  private readonly ready = (capability: string): string[] => this.readyProviders(capability);
 
   readyProviders(capability: string): string[] {
     const out: string[] = [];
@@ -417,32 +392,6 @@ function hasKeys(o: object): boolean {
  */
 const detached = (s: string): string => (" " + s).slice(1);
 const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
-
-const NO_CAPS: ReadonlyMap<string, Capability> = new Map();
-
-/** Ready capabilities by name: what a change did to them is a map comparison. */
-function snapshot(agent: MutableAgent | undefined): Snapshot {
-  const ready = agent !== undefined && agent.status === AgentStatus.Ready;
-  return { status: agent?.status ?? AgentStatus.Deregistered, caps: ready ? agent.caps : NO_CAPS };
-}
-
-function capabilitiesByName(spec: AgentSpec): Map<string, Capability> {
-  const caps = new Map<string, Capability>();
-  for (const c of spec.capabilities) caps.set(c.name, c);
-  return caps;
-}
-
-/**
- * Whether a coordinator sees the same capability: description and schemas. The view used to
- * keep this signature as a JSON string per capability, which was 30 MB at 10,000 agent types
- * (docs/performance.md); it is now computed only when a spec changes, since a capability
- * object of an unchanged spec is the very same object.
- */
-function sameCapability(a: Capability | undefined, b: Capability | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  return JSON.stringify([a.description, a.input_schema, a.output_schema]) === JSON.stringify([b.description, b.input_schema, b.output_schema]);
-}
 
 function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
   let m = map.get(key);
