@@ -198,7 +198,9 @@ export class RegistryView {
     let events: RegistryEvent[] = [];
     if (key.kind === "agent") events = this.applyAgent(key.agentType, entry);
     else if (key.kind === "instance") events = this.applyInstance(key.agentType, key.instanceId, entry);
-    return events.map((e, index) => ({ ...e, revision: entry.revision, index, time: entry.created }));
+    // The events are this call's own objects: completing them in place, rather than spreading
+    // each into a new one (1.6 µs each), took 0.2 s off loading 100,000 instances (docs/performance.md).
+    return events.map((e, index) => Object.assign(e, { revision: entry.revision, index, time: entry.created }));
   }
 
   private applyAgent(agentType: string, entry: StoreEntry): RegistryEvent[] {

@@ -14,7 +14,7 @@ const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
 const exists = (path: string) => existsSync(new URL(path, root));
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const ENV_NAMES = new Set<string>(CONFIG_VARIABLES.map((v) => v.env));
 const NATS_FLOOR = "2.10.23";

@@ -5,6 +5,7 @@
  * and an instance registered after its slot in the first interval beats at the next one,
  * always within one interval of its registration: none is evicted while the fleet fills.
  */
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { subjects } from "../../../src/adapters/nats/subjects.js";
 import { Recorder, round } from "../stats.js";
@@ -32,6 +33,8 @@ export class Fleet {
   private startedAt = 0;
   private window: { recorder: Recorder; sent: number; errors: number; firstError?: string; startedAt: number; slowest: number[] } | null = null;
   private inFlight = 0;
+  /** The load process's own event-loop delay: a stall here would pass for a slow registry. */
+  private loopDelay: IntervalHistogram | null = null;
   sent = 0;
   errors = 0;
 
@@ -105,6 +108,8 @@ export class Fleet {
 
   beginWindow(): void {
     this.window = { recorder: new Recorder(), sent: 0, errors: 0, startedAt: performance.now(), slowest: [] };
+    this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    this.loopDelay.enable();
   }
 
   endWindow(): object {
@@ -122,7 +127,16 @@ export class Fleet {
       latencyMs: roundSummary(w.recorder.summary()),
       inFlight: this.inFlight,
       slowestPerSecond: Array.from(w.slowest, (v) => v ?? 0),
+      loadEventLoopDelayMs: this.loopDelayMs(),
     };
+  }
+
+  private loopDelayMs(): { p99: number; max: number } | null {
+    const h = this.loopDelay;
+    this.loopDelay = null;
+    if (!h) return null;
+    h.disable();
+    return { p99: round(h.percentile(99) / 1e6), max: round(h.max / 1e6) };
   }
 
   /** Stops every `every`-th instance (they go silent, as a crashed agent does). */

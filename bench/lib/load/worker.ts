@@ -12,6 +12,7 @@ import { EventProbe, evictionReport, readDeregistered } from "./events.js";
 import { Fleet } from "./fleet.js";
 import { enc, requestOk } from "./requests.js";
 import { seedBucket } from "./seed.js";
+import { kvWriteBaseline } from "./kv-baseline.js";
 
 type Args = Record<string, any>;
 
@@ -101,6 +102,7 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
     return evictionReport(events, theFleet(), a["missed"] ?? 3);
   },
 
+  kvWriteBaseline: (a) => kvWriteBaseline(conn(), { bucket: a["bucket"], keys: a["keys"], ratePerSec: a["ratePerSec"], durationMs: a["durationMs"] }),
   seedBucket: (a) => seedBucket(conn(), a["bucket"] ?? "agent-registry", a["shape"], a["instancesPerType"], a["intervalMs"]),
 
   async close() {
