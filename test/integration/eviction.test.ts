@@ -57,15 +57,16 @@ describe("eviction", () => {
       await waitFor(() => a.isEvictor !== b.isEvictor, { message: "exactly one evictor" });
       const n = 20;
       for (let i = 0; i < n; i++) {
-        await c.request(`register.ev-pair`, { spec: spec("ev-pair"), instance_id: `i${i}`, heartbeat_interval_ms: 200 });
+        // A roomy interval: on a loaded CI machine a 200 ms one starved the live instances too.
+        await c.request(`register.ev-pair`, { spec: spec("ev-pair"), instance_id: `i${i}`, heartbeat_interval_ms: 400 });
       }
       const keep = Array.from({ length: n / 2 }, (_, i) => `i${i}`);
       const beat = setInterval(() => {
         for (const id of keep) c.nc.publish(`${c.prefix}.heartbeat.ev-pair.${id}`, "{}");
-      }, 120);
+      }, 100);
       try {
         await waitFor(() => (a.view.get("ev-pair")?.instances.size ?? 0) === n / 2 && (b.view.get("ev-pair")?.instances.size ?? 0) === n / 2, {
-          timeoutMs: 8000,
+          timeoutMs: 15_000,
           message: "half the instances evicted on both views",
         });
         await new Promise((r) => setTimeout(r, 800));
