@@ -190,8 +190,12 @@ describe("queries", () => {
   });
 
   it("list pages with a stable cursor and filters", async () => {
-    for (const t of ["ls-a", "ls-b", "ls-c"]) await c.request(`register.${t}`, { spec: spec(t, { owner_team: "listers", tags: { tier: t === "ls-b" ? "gold" : "std" } }) });
-    const r1 = await c.request("list", { owner_team: "listers", limit: 2, min_revision: reg.view.revision });
+    let last = 0;
+    for (const t of ["ls-a", "ls-b", "ls-c"]) {
+      last = (await c.request(`register.${t}`, { spec: spec(t, { owner_team: "listers", tags: { tier: t === "ls-b" ? "gold" : "std" } }) })).body.revision;
+    }
+    // Read our own writes: the revision of the last registration, not what the view holds now.
+    const r1 = await c.request("list", { owner_team: "listers", limit: 2, min_revision: last });
     expect(r1.body.agents.map((a: any) => a.agent_type)).toEqual(["ls-a", "ls-b"]);
     expect(typeof r1.body.next_cursor).toBe("string");
     const r2 = await c.request("list", { owner_team: "listers", limit: 2, cursor: r1.body.next_cursor });
