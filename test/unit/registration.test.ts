@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { RegistryError } from "../../src/domain/errors.js";
 import type { AgentState, AgentStatus } from "../../src/domain/model.js";
 import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/records.js";
 import {
@@ -12,6 +11,7 @@ import {
   type RegisterCommand,
 } from "../../src/domain/registration.js";
 import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec.js";
+import { thrownRegistryError } from "./registry-error.js";
 
 const NOW = 50_000;
 
@@ -70,15 +70,7 @@ function otherAgent(spec: AgentSpec, status: AgentStatus = "ready"): AgentState 
 
 const none: Current = { agent: null, instance: null };
 
-function registryError(fn: () => unknown): RegistryError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RegistryError) return e;
-    throw e;
-  }
-  throw new Error("expected a RegistryError");
-}
+const registryError = thrownRegistryError;
 
 describe("planRegister", () => {
   it("creates the agent and the instance for a new agent type", () => {

@@ -1,21 +1,13 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { RegistryError } from "../../src/domain/errors.js";
 import { maxNesting, parseRequestBody, type BodyLimits } from "../../src/domain/request-body.js";
+import { thrownRegistryError } from "./registry-error.js";
 
 const limits: BodyLimits = { maxBytes: 256 * 1024, maxDepth: 64 };
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const parse = (s: string | Uint8Array, l: BodyLimits = limits) => parseRequestBody(typeof s === "string" ? bytes(s) : s, l);
 
-function refusal(fn: () => unknown): RegistryError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RegistryError) return e;
-    throw e;
-  }
-  throw new Error("expected a RegistryError");
-}
+const refusal = thrownRegistryError;
 
 describe("parseRequestBody: size", () => {
   it("refuses a body over the limit with payload_too_large (413)", () => {
