@@ -4,7 +4,6 @@
  * all down in reverse order. The service's lifecycle is data: `state` and `stopped`.
  */
 import { hostname } from "node:os";
-import { readFileSync } from "node:fs";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect as natsConnect } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
@@ -34,6 +33,7 @@ import { Evictor } from "./service/evictor.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import { FleetGauges } from "./service/fleet-gauges.js";
+import { packageVersion } from "./version.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { StaticRegistry, parseRegistryFile } from "./service/static-registry.js";
 import { readText, watchFile, type WatchedFile } from "./adapters/file/watched-file.js";
@@ -59,14 +59,6 @@ export type AgentRegistry = {
   start(): Promise<void>;
   stop(reason?: string): Promise<void>;
 };
-
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "0.0.0";
-  }
-}
 
 export function createLogger(level: Config["logLevel"]): Logger {
   return pino({ level, base: { service: "agent-registry" }, redact: ["password", "token", "*.password", "*.token"] }) as unknown as Logger;

@@ -3,11 +3,12 @@
  * The `agent-registry` command: parses the command line, runs one command, and turns the
  * outcome into an exit code. `main()` takes its I/O as an argument so tests run it in-process.
  */
-import { realpathSync, readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMMON_OPTIONS, ExitCode, UsageError, createContext, describeFailure, type CliIo, type Command } from "./context.js";
 import { BIN, commandHelp, mainHelp } from "./help.js";
+import { packageVersion } from "../version.js";
 import { deregisterCommand } from "./commands/deregister.js";
 import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
@@ -32,11 +33,7 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
 ];
 
-export function version(): string {
-  // src/cli and dist/cli are both two levels below package.json.
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-  return pkg.version ?? "0.0.0";
-}
+export const version = packageVersion;
 
 /** Parses a command's arguments; throws UsageError on unknown flags or a wrong argument count. */
 export function parseCommandArgs(cmd: Command, argv: string[]): { args: string[]; values: Record<string, string | boolean | string[] | undefined> } {
