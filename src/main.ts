@@ -145,7 +145,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
       for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
       storesOpen = true;
-      const store = new KvStore(bucket.kv, config.requestTimeoutMs);
+      const store = new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs });
 
       publisher = new EventPublisher({
         sink: events.stream,

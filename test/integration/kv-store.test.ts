@@ -29,8 +29,9 @@ afterAll(async () => {
 });
 
 async function freshStore(): Promise<KvStore> {
-  const { kv } = await openBucket(js, { bucket: uniqueBucket("contract"), replicas: 1, history: 1, timeoutMs: 5000 });
-  return new KvStore(kv, 5000);
+  const bucket = uniqueBucket("contract");
+  const { kv } = await openBucket(js, { bucket, replicas: 1, history: 1, timeoutMs: 5000 });
+  return new KvStore(kv, { nc, bucket, timeoutMs: 5000 });
 }
 
 storeContract("KvStore", freshStore);
@@ -56,9 +57,9 @@ describe("openBucket", () => {
 
   it("gives a store on the existing bucket that sees the data already there", async () => {
     const bucket = uniqueBucket("reopen");
-    const a = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, timeoutMs: 5000 })).kv, 5000);
+    const a = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, timeoutMs: 5000 })).kv, { nc, bucket, timeoutMs: 5000 });
     const rev = await a.write("agents.alpha", new TextEncoder().encode("x"), 0);
-    const b = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, timeoutMs: 5000 })).kv, 5000);
+    const b = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, timeoutMs: 5000 })).kv, { nc, bucket, timeoutMs: 5000 });
     expect(await b.get("agents.alpha")).toMatchObject({ revision: rev, operation: "PUT" });
     await expect(b.write("agents.alpha", new TextEncoder().encode("y"), 0)).rejects.toBeInstanceOf(StoreConflictError);
   });

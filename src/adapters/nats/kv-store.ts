@@ -10,10 +10,12 @@
  */
 import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
 import { JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
-import type { QueuedIterator } from "@nats-io/nats-core";
+import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
+import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
 import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../domain/ports.js";
 
 const WRONG_LAST_SEQUENCE = 10071;
+const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
 
 export type BucketSettings = { bucket: string; replicas: number; history: number; timeoutMs: number };
 
@@ -44,11 +46,25 @@ export async function openBucket(js: JetStreamClient, s: BucketSettings): Promis
   return { kv, check: { created, mismatches } };
 }
 
+/**
+ * Updates go out as plain JetStream publishes through an AckedPublisher rather than
+ * kv.update(), which is the same wire message at a much higher garbage cost per write
+ * (acked-publisher.ts). Their subject is `$KV.<bucket>.<key>`: the registry's own bucket,
+ * never a mirror or one behind a JetStream domain.
+ */
+export type KvWrites = { nc: NatsConnection; bucket: string; timeoutMs: number; inboxPrefix?: string };
+
 export class KvStore implements Store {
+  private readonly publisher: AckedPublisher;
+  private readonly subjectPrefix: string;
+
   constructor(
     private readonly kv: KV,
-    private readonly timeoutMs: number,
-  ) {}
+    writes: KvWrites,
+  ) {
+    this.publisher = new AckedPublisher(writes.nc, writes.timeoutMs, writes.inboxPrefix);
+    this.subjectPrefix = `$KV.${writes.bucket}.`;
+  }
 
   async get(key: string): Promise<StoreEntry | null> {
     try {
@@ -70,8 +86,11 @@ export class KvStore implements Store {
 
   async write(key: string, value: Uint8Array, expectedRevision: number): Promise<number> {
     try {
+      // create() also succeeds over a deleted key (it retries on the delete marker's revision).
       if (expectedRevision === 0) return await this.kv.create(key, value);
-      return await this.kv.update(key, value, expectedRevision, this.timeoutMs);
+      const h = headers();
+      h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(expectedRevision));
+      return await this.publisher.publish(this.subjectPrefix + key, value, h);
     } catch (e) {
       if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
       throw unavailable(`write of ${key}`, e);
@@ -103,12 +122,35 @@ export class KvStore implements Store {
   }
 }
 
-function toStoreEntry(e: { key: string; revision: number; operation: "PUT" | "DEL" | "PURGE"; value: Uint8Array; created: Date }): StoreEntry {
-  return { key: e.key, revision: e.revision, operation: e.operation, value: e.value, created: e.created.getTime() };
+type KvEntryLike = { key: string; revision: number; operation: "PUT" | "DEL" | "PURGE"; value: Uint8Array; created: Date };
+
+/**
+ * A store entry whose `created` is read from the message only when asked: nats.js parses it
+ * out of the reply subject (a split and a Date per entry), and only entries that cause an
+ * event need it, so a plain heartbeat skips the cost (docs/performance.md).
+ */
+class KvStoreEntry implements StoreEntry {
+  readonly key: string;
+  readonly revision: number;
+  readonly operation: "PUT" | "DEL" | "PURGE";
+  readonly value: Uint8Array;
+
+  constructor(private readonly source: KvEntryLike) {
+    this.key = source.key;
+    this.revision = source.revision;
+    this.operation = source.operation;
+    this.value = source.value;
+  }
+
+  get created(): number {
+    return this.source.created.getTime();
+  }
 }
 
+const toStoreEntry = (e: KvEntryLike): StoreEntry => new KvStoreEntry(e);
+
 function isWrongLastSequence(e: unknown): boolean {
-  if (e instanceof JetStreamApiError) return e.code === WRONG_LAST_SEQUENCE;
+  if (e instanceof JetStreamApiError || e instanceof PublishRefusedError) return e.code === WRONG_LAST_SEQUENCE;
   return e instanceof Error && /wrong last sequence/i.test(e.message);
 }
 
