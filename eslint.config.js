@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/.build/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/.build/**", "bench/.scratch/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,7 +6,7 @@
 import semver from "semver";
 import { conflict, unknownInstance } from "./errors.js";
 import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "./model.js";
-import type { AgentRecord, GoneInstanceRecord, InstanceRecord, LiveInstanceRecord, RemovalReason } from "./records.js";
+import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "./records.js";
 import type { AgentSpec } from "./spec.js";
 
 export type Versioned<T> = { readonly record: T; readonly revision: number };
@@ -128,14 +128,17 @@ export function planHeartbeat(
   if (!current || current.record.kind !== "instance") throw unknownInstance(agentType, instanceId);
   const prev = current.record;
   return {
-    record: {
-      ...prev,
+    record: liveInstanceRecord({
+      version: prev.version,
       status: cmd.status ?? prev.status,
-      active_tasks: cmd.activeTasks ?? prev.active_tasks,
+      registered_at: prev.registered_at,
       // The registry's clock, never the agent's; a static entry keeps its own stamp.
       last_heartbeat: instanceId === STATIC_INSTANCE_ID ? prev.last_heartbeat : now,
+      heartbeat_interval_ms: prev.heartbeat_interval_ms,
+      active_tasks: cmd.activeTasks ?? prev.active_tasks,
+      metadata: prev.metadata,
       spec_changed: false,
-    },
+    }),
     expectedRevision: current.revision,
   };
 }

@@ -6,6 +6,8 @@ import type { z } from "zod";
 import { invalidRequest, invalidSpec, type ErrorIssue } from "./errors.js";
 import { agentSpecSchema, isPlainObject, unknownSpecFields, type AgentSpec } from "./spec.js";
 import type { SchemaChecker } from "./schema-check.js";
+import { heartbeatMessage, type HeartbeatMessage } from "./messages.js";
+import type { InstanceStatus } from "./model.js";
 
 const MAX_ISSUES = 20;
 
@@ -24,6 +26,24 @@ export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what
     throw invalidRequest(`${what}: ${describe(issues)}`, issues);
   }
   return result.data;
+}
+
+/**
+ * A heartbeat body. The common shapes (`{}`, `status`, `active_tasks`) are checked by hand:
+ * at fleet scale (3,300 a second) zod's generic parse was 8% of the registry's allocations.
+ * Anything else (an unknown key, a bad value) goes through the zod schema, which stays the
+ * definition and words the errors; a unit test holds the two to the same answers.
+ */
+export function parseHeartbeatMessage(body: Record<string, unknown>): HeartbeatMessage {
+  for (const key in body) if (key !== "status" && key !== "active_tasks") return parseMessage(heartbeatMessage, body, "heartbeat");
+  const { status, active_tasks: tasks } = body;
+  const statusOk = status === undefined || status === "ready" || status === "draining" || status === "registered";
+  const tasksOk = tasks === undefined || (typeof tasks === "number" && Number.isSafeInteger(tasks) && tasks >= 0);
+  if (!statusOk || !tasksOk) return parseMessage(heartbeatMessage, body, "heartbeat");
+  const msg: { status?: InstanceStatus; active_tasks?: number } = {};
+  if (status !== undefined) msg.status = status;
+  if (tasks !== undefined) msg.active_tasks = tasks;
+  return msg;
 }
 
 export type ValidatedSpec = { spec: AgentSpec; warnings: string[] };

@@ -10,13 +10,16 @@ import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capa
 import {
   decodeAgentRecord,
   decodeInstanceRecord,
+  liveInstanceRecord,
   parseKey,
+  type AgentRecord,
   type RemovalReason,
 } from "./records.js";
-import { AgentStatus, aggregateStatus, type AgentState, type InstanceState } from "./model.js";
+import { AgentStatus, InstanceStatus, aggregateStatus, type AgentState, type InstanceState } from "./model.js";
 import type { RegistryEvent, StoreEvent } from "./events.js";
 import type { Current } from "./registration.js";
 import type { AgentSpec, Capability } from "./spec.js";
+import { JsonInterner } from "./json-interner.js";
 
 export type StoreEntry = {
   readonly key: string;
@@ -65,6 +68,8 @@ export class RegistryView {
   /** nats_subject -> agent types consuming it (any status), for the uniqueness rule. */
   private readonly subjectIndex = new Map<string, Set<string>>();
   private readonly listeners: AgentListener[] = [];
+  /** One copy of each distinct capability schema across all specs (docs/performance.md). */
+  private readonly schemas = new JsonInterner();
   /** Smallest last_heartbeat and interval of live instances written since takeInstanceChanges(). */
   private changedMinHeartbeat = Infinity;
   private changedMinInterval = Infinity;
@@ -117,23 +122,21 @@ export class RegistryView {
   /** The stored records of an agent and one of its instances as this view last saw them. */
   current(agentType: string, instanceId: string | null): Current {
     const a = this.agents.get(agentType);
-    const agent = a
-      ? {
-          record: {
-            kind: "agent" as const,
-            spec: a.spec,
-            registered_at: a.registered_at,
-            updated_at: a.updated_at,
-            ...(a.static ? { static: true } : {}),
-          },
-          revision: a.revision,
-        }
-      : null;
+    const agent = a ? { record: agentRecordOf(a), revision: a.revision } : null;
     if (instanceId === null) return { agent, instance: null };
     const live = this.instance(agentType, instanceId);
     if (live) {
-      const { agent_type: _t, instance_id: _i, revision, ...rest } = live;
-      return { agent, instance: { record: { kind: "instance", ...rest, spec_changed: false }, revision } };
+      const record = liveInstanceRecord({
+        version: live.version,
+        status: live.status,
+        registered_at: live.registered_at,
+        last_heartbeat: live.last_heartbeat,
+        heartbeat_interval_ms: live.heartbeat_interval_ms,
+        active_tasks: live.active_tasks,
+        metadata: live.metadata,
+        spec_changed: false,
+      });
+      return { agent, instance: { record, revision: live.revision } };
     }
     const gone = this.tombstones(agentType).get(instanceId);
     if (gone) {
@@ -213,11 +216,12 @@ export class RegistryView {
       this.notify(agentType, undefined);
       return capabilityChanges(agentType, before, readyCapabilities(undefined), entry.revision, this.ready);
     }
-    const record = decodeAgentRecord(entry.value);
-    if (!record) {
+    const decoded = decodeAgentRecord(entry.value);
+    if (!decoded) {
       this.undecodable++;
       return [];
     }
+    const record = { ...decoded, spec: this.shareSchemas(decoded.spec) };
     let agent: MutableAgent;
     if (existing) {
       this.unindexCapabilities(agentType, existing.spec);
@@ -274,8 +278,10 @@ export class RegistryView {
       const next: InstanceState = {
         agent_type: agent?.agent_type ?? agentType,
         instance_id: previous?.instance_id ?? detached(instanceId),
-        version: record.version,
-        status: record.status,
+        // A heartbeat's record is parsed into new strings; keeping the ones already held means
+        // the 3,300 heartbeats a second of a large fleet leave no strings behind to collect.
+        version: previous !== undefined && previous.version === record.version ? previous.version : record.version,
+        status: sharedStatus(record.status),
         registered_at: record.registered_at,
         last_heartbeat: record.last_heartbeat,
         heartbeat_interval_ms: record.heartbeat_interval_ms,
@@ -351,6 +357,16 @@ export class RegistryView {
 
   private readonly ready = (capability: string): string[] => this.readyProviders(capability);
 
+  /** The spec with each capability's schemas replaced by the one shared copy of equal schemas. */
+  private shareSchemas(spec: AgentSpec): AgentSpec {
+    const capabilities = spec.capabilities.map((c) => ({
+      ...c,
+      input_schema: this.schemas.intern(c.input_schema),
+      output_schema: this.schemas.intern(c.output_schema),
+    }));
+    return { ...spec, capabilities };
+  }
+
   readyProviders(capability: string): string[] {
     const out: string[] = [];
     for (const t of this.providersOf(capability)) if (this.agents.get(t)?.status === AgentStatus.Ready) out.push(t);
@@ -379,8 +395,27 @@ export class RegistryView {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+function agentRecordOf(a: MutableAgent): AgentRecord {
+  const { spec, registered_at, updated_at } = a;
+  return a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
+}
 /** Shared by every instance without metadata (most of them): one object instead of 100,000. */
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The module's constant for a status string read from the store. */
+function sharedStatus(status: InstanceStatus): InstanceStatus {
+  switch (status) {
+    case InstanceStatus.Ready:
+      return InstanceStatus.Ready;
+    case InstanceStatus.Draining:
+      return InstanceStatus.Draining;
+    case InstanceStatus.Registered:
+      return InstanceStatus.Registered;
+    default:
+      return status;
+  }
+}
 
 function hasKeys(o: object): boolean {
   for (const _ in o) return true;

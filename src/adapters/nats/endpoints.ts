@@ -12,8 +12,8 @@ import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../.
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "../../domain/request-body.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../domain/spec.js";
-import { deregisterMessage, heartbeatMessage, registerMessage } from "../../domain/messages.js";
-import { parseMessage } from "../../domain/validation.js";
+import { deregisterMessage, registerMessage } from "../../domain/messages.js";
+import { parseHeartbeatMessage, parseMessage } from "../../domain/validation.js";
 import type { Registrar } from "../../service/registrar.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../service/logger.js";
@@ -70,7 +70,7 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
   add("heartbeat", `${prefix}.heartbeat.*.*`, async ([, agentType, instanceId], body) => {
     checkToken("agent_type", agentType, AGENT_TYPE_RE);
     checkToken("instance_id", instanceId, INSTANCE_ID_RE);
-    const msg = parseMessage(heartbeatMessage, body, "heartbeat");
+    const msg = parseHeartbeatMessage(body);
     const reply = await deps.registrar.heartbeat(agentType!, instanceId!, msg);
     deps.onHeartbeat?.(agentType!, instanceId!, reply.status, msg.active_tasks);
     return reply;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { JsonInterner } from "../../src/domain/json-interner.js";
+import { RegistryView } from "../../src/domain/view.js";
+import { encodeRecord } from "../../src/domain/records.js";
+import { makeSpec } from "./fixtures.js";
+
+const schema = () => ({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+
+describe("JsonInterner", () => {
+  it("gives one frozen copy for equal values and keeps different ones apart", () => {
+    const interner = new JsonInterner();
+    const a = interner.intern(schema());
+    const b = interner.intern(schema());
+    const c = interner.intern({ type: "string" });
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen((a.properties as Record<string, object>)["text"])).toBe(true);
+    expect(interner.size).toBe(2);
+  });
+
+  it("passes booleans and null through", () => {
+    const interner = new JsonInterner();
+    expect(interner.intern(true)).toBe(true);
+    expect(interner.intern(null)).toBe(null);
+    expect(interner.size).toBe(0);
+  });
+});
+
+describe("RegistryView shares equal capability schemas across specs", () => {
+  it("holds one object for a schema that two agent types declare", () => {
+    const view = new RegistryView();
+    const spec = (agentType: string) =>
+      makeSpec({
+        agent_type: agentType,
+        nats_subject: `agent.${agentType}`,
+        capabilities: [{ name: `${agentType}.do`, description: "does", input_schema: schema(), output_schema: { type: "object" } }],
+      });
+    let revision = 0;
+    for (const t of ["alpha", "beta"]) {
+      view.apply({ key: `agents.${t}`, revision: ++revision, operation: "PUT", created: 0, value: encodeRecord({ kind: "agent", spec: spec(t), registered_at: 1, updated_at: 1 }) });
+    }
+    const a = view.get("alpha")!.spec.capabilities[0]!;
+    const b = view.get("beta")!.spec.capabilities[0]!;
+    expect(a.input_schema).toBe(b.input_schema);
+    expect(a.input_schema).toEqual(schema());
+    expect(a.name).not.toBe(b.name);
+  });
+});
