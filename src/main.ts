@@ -141,7 +141,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       const bucket = await openBucket(js, { bucket: config.bucket, replicas: config.replicas, history: config.history, timeoutMs: config.requestTimeoutMs });
       if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
       for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
-      const events = await EventStream.open(nc, js, subj, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, timeoutMs: config.requestTimeoutMs });
+      const events = await EventStream.open(nc, subj, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, timeoutMs: config.requestTimeoutMs });
       if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
       for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
       storesOpen = true;

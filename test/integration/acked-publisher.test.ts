@@ -29,26 +29,46 @@ afterAll(async () => {
 describe("AckedPublisher", () => {
   it("resolves with the stored sequence, in order, for many writes in flight", async () => {
     const p = new AckedPublisher(nc, 5000);
-    const seqs = await Promise.all(Array.from({ length: 200 }, (_, i) => p.publish(`acks.many.${i}`, enc.encode(String(i)))));
+    const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => p.publish(`acks.many.${i}`, enc.encode(String(i)))));
+    const seqs = acks.map((a) => a.seq);
     expect(new Set(seqs).size).toBe(200);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(p.inFlight).toBe(0);
     p.close();
   });
 
+  it("keeps every write apart when more are in flight than its ring first holds", async () => {
+    const p = new AckedPublisher(nc, 10_000);
+    const acks = await Promise.all(Array.from({ length: 3000 }, (_, i) => p.publish(`acks.burst.${i % 50}`, enc.encode(String(i)))));
+    expect(new Set(acks.map((a) => a.seq)).size).toBe(3000);
+    expect(p.inFlight).toBe(0);
+    p.close();
+  });
+
   it("refuses a write whose expected last sequence is stale with JetStream's err_code 10071", async () => {
     const p = new AckedPublisher(nc, 5000);
-    const first = await p.publish("acks.cas", enc.encode("a"));
+    const { seq: first } = await p.publish("acks.cas", enc.encode("a"));
     const h = (rev: number) => {
       const x = headers();
       x.set("Nats-Expected-Last-Subject-Sequence", String(rev));
       return x;
     };
-    const second = await p.publish("acks.cas", enc.encode("b"), h(first));
+    const { seq: second } = await p.publish("acks.cas", enc.encode("b"), h(first));
     expect(second).toBeGreaterThan(first);
     const refused = await p.publish("acks.cas", enc.encode("c"), h(first)).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PublishRefusedError);
     expect((refused as PublishRefusedError).code).toBe(10071);
+    p.close();
+  });
+
+  it("reports a second publish with the same Nats-Msg-Id as a duplicate of the stored one", async () => {
+    const p = new AckedPublisher(nc, 5000);
+    const id = headers();
+    id.set("Nats-Msg-Id", "event-1");
+    const stored = await p.publish("acks.dup", enc.encode("x"), id);
+    const again = await p.publish("acks.dup", enc.encode("x"), id);
+    expect(stored.duplicate).toBe(false);
+    expect(again).toEqual({ seq: stored.seq, duplicate: true });
     p.close();
   });
 

@@ -1,9 +1,9 @@
 /**
  * JetStream publishes whose acks come back through one subscription, for the store's updates
- * (every heartbeat is one). nats.js's request(), under kv.update(), arms a timer and races two
+ * (every heartbeat is one) and the events stream (a burst of registrations is as many events). nats.js's request(), under kv.update(), arms a timer and races two
  * promises per call; at 3,300 writes a second those objects outlived two scavenges and were
  * promoted, 5 MB/s of old-generation garbage whose marking stalled the event loop for 40-80 ms
- * every few seconds (docs/performance.md). Here a write costs one map entry and one promise,
+ * every few seconds (docs/performance.md). Here a write costs one ring slot and one promise,
  * and one timer expires whatever is overdue.
  *
  * The wire is JetStream's own: a publish with a reply subject, answered by a PubAck
@@ -32,13 +32,23 @@ export class PublishTimeoutError extends Error {
   }
 }
 
-type Pending = { resolve: (seq: number) => void; reject: (e: Error) => void; deadline: number; subject: string };
+/** What the stream answered: the message's sequence, and whether it was a duplicate (Nats-Msg-Id seen) it did not store again. */
+export type PubAck = { seq: number; duplicate: boolean };
+
+type Pending = { token: number; resolve: (ack: PubAck) => void; reject: (e: Error) => void; deadline: number; subject: string };
 
 const decoder = new TextDecoder();
 
 export class AckedPublisher {
   private readonly inbox: string;
-  private readonly pending = new Map<string, Pending>();
+  /**
+   * Writes waiting for their ack, in a ring indexed by token (tokens are sequential, so the
+   * ones in flight never collide while the ring is longer than their span; it doubles when
+   * not). Not a Map: a Map with an entry added and deleted per write kept those entries alive
+   * past two scavenges in V8 11 (node 20), promoting them all (docs/performance.md).
+   */
+  private slots: Array<Pending | undefined> = new Array<Pending | undefined>(1024).fill(undefined);
+  private count = 0;
   private next = 0;
   private sub: Subscription | null = null;
   private sweeper: NodeJS.Timeout | null = null;
@@ -51,16 +61,17 @@ export class AckedPublisher {
     this.inbox = createInbox(inboxPrefix);
   }
 
-  /** Resolves with the stored message's sequence; rejects with PublishRefusedError, PublishTimeoutError or the client's error. */
-  publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<number> {
+  /** Resolves with the stream's ack; rejects with PublishRefusedError, PublishTimeoutError or the client's error. */
+  publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<PubAck> {
     this.listen();
-    const token = (this.next++).toString(36);
-    return new Promise<number>((resolve, reject) => {
-      this.pending.set(token, { resolve, reject, deadline: performance.now() + this.timeoutMs, subject });
+    const token = this.next++;
+    return new Promise<PubAck>((resolve, reject) => {
+      this.put({ token, resolve, reject, deadline: performance.now() + this.timeoutMs, subject });
       try {
-        this.nc.publish(subject, data, headers ? { reply: `${this.inbox}.${token}`, headers } : { reply: `${this.inbox}.${token}` });
+        const reply = `${this.inbox}.${token}`;
+        this.nc.publish(subject, data, headers ? { reply, headers } : { reply });
       } catch (e) {
-        this.pending.delete(token);
+        this.take(token);
         reject(e as Error);
       }
     });
@@ -68,7 +79,7 @@ export class AckedPublisher {
 
   /** Writes still waiting for their ack. */
   get inFlight(): number {
-    return this.pending.size;
+    return this.count;
   }
 
   /** Stops listening; writes still waiting are refused. */
@@ -77,8 +88,9 @@ export class AckedPublisher {
     this.sub = null;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    for (const [token, p] of this.pending) {
-      this.pending.delete(token);
+    for (const p of this.slots) {
+      if (p === undefined) continue;
+      this.take(p.token);
       p.reject(new Error("the publisher was closed before the ack came"));
     }
   }
@@ -89,11 +101,8 @@ export class AckedPublisher {
     this.sub = this.nc.subscribe(`${this.inbox}.*`, {
       callback: (err, msg) => {
         if (err) return;
-        const token = msg.subject.slice(prefixLength);
-        const p = this.pending.get(token);
-        if (!p) return; // expired already
-        this.pending.delete(token);
-        settle(p, msg.data, msg.headers);
+        const p = this.take(Number(msg.subject.slice(prefixLength)));
+        if (p) settle(p, msg.data, msg.headers); // else: expired already
       },
     });
     // Expiry is checked a few times per timeout rather than with a timer per write.
@@ -101,11 +110,48 @@ export class AckedPublisher {
     this.sweeper.unref();
   }
 
+  private put(p: Pending): void {
+    while (this.slots[p.token & (this.slots.length - 1)] !== undefined) this.grow();
+    this.slots[p.token & (this.slots.length - 1)] = p;
+    this.count++;
+  }
+
+  private take(token: number): Pending | undefined {
+    if (!Number.isSafeInteger(token)) return undefined;
+    const i = token & (this.slots.length - 1);
+    const p = this.slots[i];
+    if (p === undefined || p.token !== token) return undefined;
+    this.slots[i] = undefined;
+    this.count--;
+    return p;
+  }
+
+  private grow(): void {
+    for (let size = this.slots.length * 2; ; size *= 2) {
+      const next = new Array<Pending | undefined>(size).fill(undefined);
+      let fits = true;
+      for (const p of this.slots) {
+        if (p === undefined) continue;
+        const i = p.token & (size - 1);
+        if (next[i] !== undefined) {
+          fits = false;
+          break;
+        }
+        next[i] = p;
+      }
+      if (fits) {
+        this.slots = next;
+        return;
+      }
+    }
+  }
+
   private expire(): void {
+    if (this.count === 0) return;
     const now = performance.now();
-    for (const [token, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.pending.delete(token);
+    for (const p of this.slots) {
+      if (p === undefined || p.deadline > now) continue;
+      this.take(p.token);
       p.reject(new PublishTimeoutError(p.subject, this.timeoutMs));
     }
   }
@@ -117,7 +163,7 @@ function settle(p: Pending, data: Uint8Array, headers: MsgHdrs | undefined): voi
     p.reject(new PublishRefusedError(headers.code, `publish to ${p.subject} refused: ${headers.code} ${headers.description}`.trim()));
     return;
   }
-  let ack: { seq?: unknown; error?: { code?: unknown; err_code?: unknown; description?: unknown } };
+  let ack: { seq?: unknown; duplicate?: unknown; error?: { code?: unknown; err_code?: unknown; description?: unknown } };
   try {
     ack = JSON.parse(decoder.decode(data)) as typeof ack;
   } catch {
@@ -127,6 +173,6 @@ function settle(p: Pending, data: Uint8Array, headers: MsgHdrs | undefined): voi
   if (ack.error) {
     const code = typeof ack.error.err_code === "number" ? ack.error.err_code : Number(ack.error.code) || 0;
     p.reject(new PublishRefusedError(code, `publish to ${p.subject} refused: ${String(ack.error.description ?? "unknown error")}`));
-  } else if (typeof ack.seq === "number") p.resolve(ack.seq);
+  } else if (typeof ack.seq === "number") p.resolve({ seq: ack.seq, duplicate: ack.duplicate === true });
   else p.reject(new Error(`publish to ${p.subject}: the ack has no sequence`));
 }

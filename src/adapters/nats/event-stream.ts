@@ -5,13 +5,17 @@
  * takes over knows where the previous publisher stopped.
  */
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from "@nats-io/jetstream";
+import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from "@nats-io/jetstream";
+import { AckedPublisher } from "./acked-publisher.js";
 import type { CloudEvent } from "../../domain/events.js";
 import type { Subjects } from "./subjects.js";
 
 export const REVISION_HEADER = "Registry-Revision";
 export const EVENT_INDEX_HEADER = "Registry-Event-Index";
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
+const MSG_ID_HEADER = "Nats-Msg-Id";
+const EXPECTED_LAST_MSG_ID_HEADER = "Nats-Expected-Last-Msg-Id";
+const encoder = new TextEncoder();
 
 export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; timeoutMs: number };
 
@@ -20,12 +24,12 @@ export type EventPosition = { revision: number; index: number };
 
 export class EventStream {
   private constructor(
-    private readonly js: JetStreamClient,
+    private readonly publisher: AckedPublisher,
     private readonly jsm: JetStreamManager,
     private readonly settings: StreamSettings,
   ) {}
 
-  static async open(nc: NatsConnection, js: JetStreamClient, subjects: Subjects, s: StreamSettings): Promise<{ stream: EventStream; created: boolean; mismatches: string[] }> {
+  static async open(nc: NatsConnection, subjects: Subjects, s: StreamSettings): Promise<{ stream: EventStream; created: boolean; mismatches: string[] }> {
     const jsm = await jetstreamManager(nc, { timeout: s.timeoutMs });
     const wanted = subjects.storedEvents;
     const mismatches: string[] = [];
@@ -56,19 +60,24 @@ export class EventStream {
       });
       created = true;
     }
-    return { stream: new EventStream(js, jsm, s), created, mismatches };
+    return { stream: new EventStream(new AckedPublisher(nc, s.timeoutMs), jsm, s), created, mismatches };
   }
 
+  /**
+   * Stores one event. Nats-Msg-Id (the event id) makes a retry a duplicate rather than a second
+   * copy; Nats-Expected-Last-Msg-Id is how the publisher keeps pipelined events in order. Sent
+   * through the AckedPublisher, as the store's writes are: a registration burst publishes as many
+   * events, and kv/js publish()'s per-call timers were promoted garbage (acked-publisher.ts).
+   */
   async publish(subject: string, event: CloudEvent, position: EventPosition | null, expectLastId?: string): Promise<{ duplicate: boolean; seq: number }> {
     const h = headers();
+    h.set(MSG_ID_HEADER, event.id);
+    if (expectLastId !== undefined) h.set(EXPECTED_LAST_MSG_ID_HEADER, expectLastId);
     if (position) {
       h.set(REVISION_HEADER, String(position.revision));
       h.set(EVENT_INDEX_HEADER, String(position.index));
     }
-    // Nats-Expected-Last-Msg-Id: how the publisher keeps pipelined events in order.
-    const expect = expectLastId === undefined ? undefined : { lastMsgID: expectLastId };
-    const ack = await this.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h, timeout: this.settings.timeoutMs, expect });
-    return { duplicate: ack.duplicate, seq: ack.seq };
+    return this.publisher.publish(subject, encoder.encode(JSON.stringify(event)), h);
   }
 
   /** Position of the newest stored event that came from the store (alerts carry none); null when none. */

@@ -90,7 +90,7 @@ export class KvStore implements Store {
       if (expectedRevision === 0) return await this.kv.create(key, value);
       const h = headers();
       h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(expectedRevision));
-      return await this.publisher.publish(this.subjectPrefix + key, value, h);
+      return (await this.publisher.publish(this.subjectPrefix + key, value, h)).seq;
     } catch (e) {
       if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
       throw unavailable(`write of ${key}`, e);
