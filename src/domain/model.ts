@@ -12,6 +12,10 @@ export type AgentStatus = (typeof AgentStatus)[keyof typeof AgentStatus];
 
 export const STATIC_INSTANCE_ID = "static";
 
+/**
+ * A live instance as the view holds it. The view updates it in place on every heartbeat
+ * (docs/performance.md): read it synchronously, or copy it to keep it across an await.
+ */
 export type InstanceState = {
   readonly agent_type: string;
   readonly instance_id: string;

@@ -273,23 +273,40 @@ export class RegistryView {
     }
 
     if (record && record.kind === "instance") {
-      // An instance keeps its agent's and its own earlier strings rather than the ones cut from
-      // this entry's key, each of which would keep the whole key alive (docs/performance.md).
-      const next: InstanceState = {
-        agent_type: agent?.agent_type ?? agentType,
-        instance_id: previous?.instance_id ?? detached(instanceId),
-        // A heartbeat's record is parsed into new strings; keeping the ones already held means
-        // the 3,300 heartbeats a second of a large fleet leave no strings behind to collect.
-        version: previous !== undefined && previous.version === record.version ? previous.version : record.version,
-        status: sharedStatus(record.status),
-        registered_at: record.registered_at,
-        last_heartbeat: record.last_heartbeat,
-        heartbeat_interval_ms: record.heartbeat_interval_ms,
-        active_tasks: record.active_tasks,
-        metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
-        revision: entry.revision,
-      };
-      instances.set(next.instance_id, next);
+      const statusBefore = previous?.status;
+      let next: InstanceState;
+      if (previous !== undefined) {
+        // Updated in place: a new object per heartbeat (with its numbers and strings) lived
+        // until the next heartbeat, so every one was promoted, the larger part of what the
+        // old generation gained under 3,300 heartbeats a second (docs/performance.md). Whoever
+        // keeps an instance across an await takes a copy (the evictor does).
+        const held = previous as Mutable<InstanceState>;
+        if (held.version !== record.version) held.version = record.version;
+        held.status = sharedStatus(record.status);
+        held.registered_at = record.registered_at;
+        held.last_heartbeat = record.last_heartbeat;
+        held.heartbeat_interval_ms = record.heartbeat_interval_ms;
+        held.active_tasks = record.active_tasks;
+        held.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
+        held.revision = entry.revision;
+        next = held;
+      } else {
+        // A new instance keeps its agent's string rather than the one cut from this entry's
+        // key, which would keep the whole key alive (docs/performance.md).
+        next = {
+          agent_type: agent?.agent_type ?? agentType,
+          instance_id: detached(instanceId),
+          version: record.version,
+          status: sharedStatus(record.status),
+          registered_at: record.registered_at,
+          last_heartbeat: record.last_heartbeat,
+          heartbeat_interval_ms: record.heartbeat_interval_ms,
+          active_tasks: record.active_tasks,
+          metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
+          revision: entry.revision,
+        };
+        instances.set(next.instance_id, next);
+      }
       this.noteInstance(next);
       gone.delete(instanceId);
       if (agent) {
@@ -307,11 +324,11 @@ export class RegistryView {
               revision: entry.revision,
             },
           });
-        } else if (previous.status !== next.status) {
+        } else if (statusBefore !== undefined && statusBefore !== next.status) {
           events.push({
             type: "registry.agent.status_changed",
             subject: agentType,
-            data: { agent_type: agentType, instance_id: instanceId, from: previous.status, to: next.status, revision: entry.revision },
+            data: { agent_type: agentType, instance_id: instanceId, from: statusBefore, to: next.status, revision: entry.revision },
           });
         }
       }
@@ -393,6 +410,8 @@ export class RegistryView {
     for (const l of this.listeners) l.update(agentType, agent);
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const EMPTY: ReadonlySet<string> = new Set();
 

@@ -120,7 +120,9 @@ export class Evictor {
   }
 
   private async evictAll(due: InstanceState[], now: number): Promise<void> {
-    const queue = due.filter((i) => !this.inFlight.has(key(i)));
+    // Copies: the view updates a live instance in place, and the compare-and-set below must
+    // expect the revision this pass judged overdue, not one a heartbeat wrote meanwhile.
+    const queue = due.filter((i) => !this.inFlight.has(key(i))).map((i) => ({ ...i }));
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next; next = queue.shift()) await this.evict(next, now);
     };

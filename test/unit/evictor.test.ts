@@ -129,6 +129,39 @@ describe("Evictor", () => {
     expect(evicted.map((e) => e.id)).toEqual(["a"]);
   });
 
+  it("never evicts an instance whose heartbeat the view applied while the pass was still evicting others", async () => {
+    // More overdue instances than evictions in flight, so the last one is written after an
+    // await; by then its heartbeat has reached the view, which updates the instance in place.
+    await addAgent("alpha");
+    const ids = Array.from({ length: 65 }, (_, i) => `i${i}`);
+    const last = ids[ids.length - 1]!;
+    const revisions = new Map<string, number>();
+    for (const id of ids) revisions.set(id, await addInstance("alpha", id, 0));
+    await catchUp(store, view);
+    const real = store;
+    // The first eviction write lets the heartbeat through (store, then view) before any
+    // eviction is written.
+    let heartbeatApplied: Promise<void> | null = null;
+    store = Object.assign(Object.create(real) as MemoryStore, {
+      async write(key: string, value: Uint8Array, expected: number): Promise<number> {
+        heartbeatApplied ??= (async () => {
+          await real.write(instanceKey("alpha", last), encodeRecord(live(2900)), revisions.get(last)!);
+          await catchUp(real, view);
+        })();
+        await heartbeatApplied;
+        return real.write(key, value, expected);
+      },
+    });
+    evictor = makeEvictor();
+    evictor.start(0);
+    t = 3000;
+    await evictor.tick();
+    expect(view.instance("alpha", last)?.last_heartbeat).toBe(2900);
+    expect(evicted.map((e) => e.id)).not.toContain(last);
+    expect(evicted).toHaveLength(64);
+    expect(await record("alpha", last)).toMatchObject({ kind: "instance", last_heartbeat: 2900 });
+  });
+
   it("lets only one of two evictors with the same view evict an instance", async () => {
     await addAgent("alpha");
     await addInstance("alpha", "a", 0);
