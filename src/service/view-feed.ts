@@ -16,6 +16,10 @@ import type { StoreEvent } from "../domain/events.js";
 import { parseKey } from "../domain/records.js";
 import type { Logger } from "./logger.js";
 
+/** Agent types whose schemas are shared per batch (about 10 ms), and how often. */
+const SHARE_BATCH = 500;
+const SHARE_EVERY_MS = 100;
+
 export type ViewFeedDeps = {
   store: StoreReader;
   view: RegistryView;
@@ -37,6 +41,7 @@ export class ViewFeed {
   private readonly loadedWaiters: Array<() => void> = [];
   private waiters: Array<{ revision: number; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }> = [];
   private checkTimer: NodeJS.Timeout | null = null;
+  private shareTimer: NodeJS.Timeout | null = null;
   private lastCheckedRevision = -1;
   private stalledChecks = 0;
   private failures = 0;
@@ -58,6 +63,12 @@ export class ViewFeed {
     const interval = this.deps.checkIntervalMs ?? 3000;
     this.checkTimer = setInterval(() => void this.checkLag(), interval);
     this.checkTimer.unref();
+    // Equal capability schemas are made to share one copy in small batches once loaded, so
+    // neither the load nor a request waits for it (RegistryView.shareSchemas).
+    this.shareTimer = setInterval(() => {
+      if (this.loaded) this.deps.view.shareSchemas(SHARE_BATCH);
+    }, SHARE_EVERY_MS);
+    this.shareTimer.unref();
   }
 
   /** Resolves once the initial load is complete. */
@@ -97,6 +108,7 @@ export class ViewFeed {
     this.stopped = true;
     this.wake?.();
     if (this.checkTimer) clearInterval(this.checkTimer);
+    if (this.shareTimer) clearInterval(this.shareTimer);
     this.watch?.stop();
     for (const w of this.waiters) {
       clearTimeout(w.timer);

@@ -28,7 +28,7 @@ describe("JsonInterner", () => {
 });
 
 describe("RegistryView shares equal capability schemas across specs", () => {
-  it("holds one object for a schema that two agent types declare", () => {
+  it("holds one object for a schema that two agent types declare, once shareSchemas has run", () => {
     const view = new RegistryView();
     const spec = (agentType: string) =>
       makeSpec({
@@ -40,9 +40,14 @@ describe("RegistryView shares equal capability schemas across specs", () => {
     for (const t of ["alpha", "beta"]) {
       view.apply({ key: `agents.${t}`, revision: ++revision, operation: "PUT", created: 0, value: encodeRecord({ kind: "agent", spec: spec(t), registered_at: 1, updated_at: 1 }) });
     }
+    const specBefore = view.get("alpha")!.spec;
+    expect(view.shareSchemas(1)).toBe(1);
+    expect(view.shareSchemas(10)).toBe(0);
     const a = view.get("alpha")!.spec.capabilities[0]!;
     const b = view.get("beta")!.spec.capabilities[0]!;
     expect(a.input_schema).toBe(b.input_schema);
+    // The spec object stays the same, so indexes keyed on it see no change.
+    expect(view.get("alpha")!.spec).toBe(specBefore);
     expect(a.input_schema).toEqual(schema());
     expect(a.name).not.toBe(b.name);
   });
