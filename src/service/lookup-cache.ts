@@ -12,9 +12,12 @@ import type { AgentState } from "../domain/model.js";
 /** Enough for every capability of 10,000 agent types with three providers each. */
 export const LOOKUP_CACHE_BYTES = 48 * 2 ** 20;
 
-export class LookupCache {
+/** What the cache holds: anything that tells how many bytes it keeps. */
+export type Sized = { readonly length: number };
+
+export class LookupCache<R extends Sized = Uint8Array> {
   /** key -> serialized reply (without its revision), oldest first (eviction order). */
-  private readonly replies = new Map<string, { capability: string; reply: Uint8Array }>();
+  private readonly replies = new Map<string, { capability: string; reply: R }>();
   private readonly keysByCapability = new Map<string, Set<string>>();
   /** The capabilities each agent type declared when last seen, to drop them when they go. */
   private readonly capabilitiesByType = new Map<string, readonly string[]>();
@@ -22,11 +25,11 @@ export class LookupCache {
 
   constructor(private readonly budgetBytes = LOOKUP_CACHE_BYTES) {}
 
-  get(key: string): Uint8Array | undefined {
+  get(key: string): R | undefined {
     return this.replies.get(key)?.reply;
   }
 
-  set(key: string, capability: string, reply: Uint8Array): void {
+  set(key: string, capability: string, reply: R): void {
     this.drop(key);
     this.replies.set(key, { capability, reply });
     let keys = this.keysByCapability.get(capability);

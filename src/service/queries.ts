@@ -37,18 +37,38 @@ export const MAX_LIST_PAGE_BYTES = 512 * 1024;
 
 /**
  * A reply serialized ahead of time: the UTF-8 of a JSON object without its closing brace.
- * run() closes it with the revision (which comes last in every reply) and the endpoint sends
+ * close() ends it with the revision (which comes last in every reply) and the endpoint sends
  * the bytes as they are, so a cached lookup is neither serialized nor encoded again.
  */
 export class SerializedReply {
   constructor(readonly open: Uint8Array) {}
 
+  /** Bytes held (for the cache's budget). */
+  get length(): number {
+    return this.open.length;
+  }
+
+  /** One allocation and one copy: Buffer.concat with an encoded tail was half of a cached lookup's time. */
   close(revision: number): Uint8Array {
-    return Buffer.concat([this.open, Buffer.from(`,"revision":${revision}}`)]);
+    const tail = `,"revision":${revision}}`;
+    const out = Buffer.allocUnsafe(this.open.length + tail.length);
+    out.set(this.open, 0);
+    out.write(tail, this.open.length, "latin1");
+    return out;
   }
 }
 
 type Body = Record<string, unknown>;
+
+/** Lookup requests longer than this are not aliased (real ones are tens of bytes). */
+const MAX_ALIASED_REQUEST_BYTES = 1024;
+/** Distinct lookup requests remembered (about 10 MB at most). */
+const MAX_LOOKUP_ALIASES = 50_000;
+
+/** The tenant and the request's bytes, one char per byte (latin1), so no two byte strings share an alias. */
+function aliasOf(data: Uint8Array, tenant: Tenant): string {
+  return `${tenant ?? ""}\u0000${Buffer.from(data.buffer, data.byteOffset, data.length).toString("latin1")}`;
+}
 type Tenant = string | null;
 
 export class QueryService {
@@ -60,7 +80,9 @@ export class QueryService {
    * agent types (docs/performance.md), so it is brought up to date when a search comes.
    */
   private readonly searchBehind = new Map<string, AgentSpec | undefined>();
-  readonly lookupCache = new LookupCache();
+  readonly lookupCache = new LookupCache<SerializedReply>();
+  /** Request bytes (with the tenant) -> lookup cache key, oldest first; see cachedLookup. */
+  private readonly lookupAliases = new Map<string, string>();
 
   constructor(
     private readonly view: RegistryView,
@@ -71,8 +93,22 @@ export class QueryService {
     view.addListener(this.lookupCache);
   }
 
+  /**
+   * The cached reply to a lookup whose exact bytes (and tenant) were answered before, or
+   * undefined. Parsing, validating and keying a lookup cost more than the rest of a cached
+   * one, and coordinators send the same few requests again and again (docs/performance.md).
+   * Only a request that went the full way once, with no min_revision, gets an alias, so this
+   * never answers what the full path would refuse or make wait.
+   */
+  cachedLookup(data: Uint8Array, tenant: Tenant): Uint8Array | undefined {
+    if (data.length > MAX_ALIASED_REQUEST_BYTES) return undefined;
+    const key = this.lookupAliases.get(aliasOf(data, tenant));
+    const reply = key === undefined ? undefined : this.lookupCache.get(key);
+    return reply?.close(this.view.revision);
+  }
+
   /** Runs one query op; the handler table is the single list of what each op does. */
-  async run(op: QueryOp, body: Body, tenant: Tenant): Promise<object | Uint8Array> {
+  async run(op: QueryOp, body: Body, tenant: Tenant, data?: Uint8Array): Promise<object | Uint8Array> {
     const minRevision = body["min_revision"];
     if (typeof minRevision === "number" && Number.isInteger(minRevision) && minRevision > this.view.revision) {
       const reached = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
@@ -81,20 +117,27 @@ export class QueryService {
       }
     }
     const revision = this.view.revision;
-    const result = this.handlers[op](body, tenant);
+    const result = this.handlers[op](body, tenant, data);
     if (result instanceof SerializedReply) return result.close(revision);
     return { ...result, revision };
   }
 
-  private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant) => object> = {
-    lookup: (body, tenant) => {
+  private rememberAlias(alias: string, key: string): void {
+    if (this.lookupAliases.get(alias) === key) return;
+    this.lookupAliases.set(alias, key);
+    if (this.lookupAliases.size > MAX_LOOKUP_ALIASES) this.lookupAliases.delete(this.lookupAliases.keys().next().value as string);
+  }
+
+  private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object> = {
+    lookup: (body, tenant, data) => {
       const q = parseMessage(lookupQuery, body, "lookup");
       if (q.version !== undefined && semver.validRange(q.version) === null) {
         throw invalidRequest(`version ${JSON.stringify(q.version)} is not a semver range`, [{ path: "version", message: "not a semver range" }]);
       }
       const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null]);
+      if (data !== undefined && data.length <= MAX_ALIASED_REQUEST_BYTES && body["min_revision"] === undefined) this.rememberAlias(aliasOf(data, tenant), key);
       const cached = this.lookupCache.get(key);
-      if (cached !== undefined) return new SerializedReply(cached);
+      if (cached !== undefined) return cached;
       const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
       const matches: Array<{ agent: AgentState; cap: Capability }> = [];
       for (const type of this.view.providersOf(q.capability)) {
@@ -106,9 +149,9 @@ export class QueryService {
       }
       matches.sort(compareProviders);
       const text = JSON.stringify({ capability: q.capability, providers: matches.map((m) => lookupProvider(m.agent, m.cap)) });
-      const open = Buffer.from(text.slice(0, -1));
-      this.lookupCache.set(key, q.capability, open);
-      return new SerializedReply(open);
+      const reply = new SerializedReply(Buffer.from(text.slice(0, -1)));
+      this.lookupCache.set(key, q.capability, reply);
+      return reply;
     },
 
     get: (body, tenant) => {
