@@ -3,8 +3,8 @@
  * (every heartbeat is one) and the events stream (a burst of registrations is as many events). nats.js's request(), under kv.update(), arms a timer and races two
  * promises per call; at 3,300 writes a second those objects outlived two scavenges and were
  * promoted, 5 MB/s of old-generation garbage whose marking stalled the event loop for 40-80 ms
- * every few seconds (docs/performance.md). Here a write costs one ring slot and one promise,
- * and one timer expires whatever is overdue.
+ * every few seconds (docs/performance.md). Here a write costs one slot of a PendingRing and
+ * one promise, and one timer expires whatever is overdue.
  *
  * The wire is JetStream's own: a publish with a reply subject, answered by a PubAck
  * (`{"stream","seq"}`) or an API error (`{"error":{"code","err_code","description"}}`), or by
@@ -12,6 +12,7 @@
  * the connection; nats.js renews it after a reconnect.
  */
 import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import { PendingRing } from "./pending-ring.js";
 
 /** The stream refused the publish; `code` is JetStream's err_code (10071: wrong last sequence). */
 export class PublishRefusedError extends Error {
@@ -41,15 +42,7 @@ const decoder = new TextDecoder();
 
 export class AckedPublisher {
   private readonly inbox: string;
-  /**
-   * Writes waiting for their ack, in a ring indexed by token (tokens are sequential, so the
-   * ones in flight never collide while the ring is longer than their span; it doubles when
-   * not). Not a Map: a Map with an entry added and deleted per write kept those entries alive
-   * past two scavenges in V8 11 (node 20), promoting them all (docs/performance.md).
-   */
-  private slots: Array<Pending | undefined> = new Array<Pending | undefined>(1024).fill(undefined);
-  private count = 0;
-  private next = 0;
+  private readonly pending = new PendingRing<Pending>();
   private sub: Subscription | null = null;
   private sweeper: NodeJS.Timeout | null = null;
 
@@ -64,14 +57,14 @@ export class AckedPublisher {
   /** Resolves with the stream's ack; rejects with PublishRefusedError, PublishTimeoutError or the client's error. */
   publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<PubAck> {
     this.listen();
-    const token = this.next++;
+    const token = this.pending.nextToken();
     return new Promise<PubAck>((resolve, reject) => {
-      this.put({ token, resolve, reject, deadline: performance.now() + this.timeoutMs, subject });
+      this.pending.put({ token, resolve, reject, deadline: performance.now() + this.timeoutMs, subject });
       try {
         const reply = `${this.inbox}.${token}`;
         this.nc.publish(subject, data, headers ? { reply, headers } : { reply });
       } catch (e) {
-        this.take(token);
+        this.pending.take(token);
         reject(e as Error);
       }
     });
@@ -79,7 +72,7 @@ export class AckedPublisher {
 
   /** Writes still waiting for their ack. */
   get inFlight(): number {
-    return this.count;
+    return this.pending.size;
   }
 
   /** Stops listening; writes still waiting are refused. */
@@ -88,11 +81,7 @@ export class AckedPublisher {
     this.sub = null;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    for (const p of this.slots) {
-      if (p === undefined) continue;
-      this.take(p.token);
-      p.reject(new Error("the publisher was closed before the ack came"));
-    }
+    for (const p of this.pending.takeExpired(Infinity)) p.reject(new Error("the publisher was closed before the ack came"));
   }
 
   private listen(): void {
@@ -101,59 +90,15 @@ export class AckedPublisher {
     this.sub = this.nc.subscribe(`${this.inbox}.*`, {
       callback: (err, msg) => {
         if (err) return;
-        const p = this.take(Number(msg.subject.slice(prefixLength)));
+        const p = this.pending.take(Number(msg.subject.slice(prefixLength)));
         if (p) settle(p, msg.data, msg.headers); // else: expired already
       },
     });
     // Expiry is checked a few times per timeout rather than with a timer per write.
-    this.sweeper = setInterval(() => this.expire(), Math.max(10, Math.min(250, this.timeoutMs / 4)));
+    this.sweeper = setInterval(() => {
+      for (const p of this.pending.takeExpired(performance.now())) p.reject(new PublishTimeoutError(p.subject, this.timeoutMs));
+    }, Math.max(10, Math.min(250, this.timeoutMs / 4)));
     this.sweeper.unref();
-  }
-
-  private put(p: Pending): void {
-    while (this.slots[p.token & (this.slots.length - 1)] !== undefined) this.grow();
-    this.slots[p.token & (this.slots.length - 1)] = p;
-    this.count++;
-  }
-
-  private take(token: number): Pending | undefined {
-    if (!Number.isSafeInteger(token)) return undefined;
-    const i = token & (this.slots.length - 1);
-    const p = this.slots[i];
-    if (p === undefined || p.token !== token) return undefined;
-    this.slots[i] = undefined;
-    this.count--;
-    return p;
-  }
-
-  private grow(): void {
-    for (let size = this.slots.length * 2; ; size *= 2) {
-      const next = new Array<Pending | undefined>(size).fill(undefined);
-      let fits = true;
-      for (const p of this.slots) {
-        if (p === undefined) continue;
-        const i = p.token & (size - 1);
-        if (next[i] !== undefined) {
-          fits = false;
-          break;
-        }
-        next[i] = p;
-      }
-      if (fits) {
-        this.slots = next;
-        return;
-      }
-    }
-  }
-
-  private expire(): void {
-    if (this.count === 0) return;
-    const now = performance.now();
-    for (const p of this.slots) {
-      if (p === undefined || p.deadline > now) continue;
-      this.take(p.token);
-      p.reject(new PublishTimeoutError(p.subject, this.timeoutMs));
-    }
   }
 }
 
