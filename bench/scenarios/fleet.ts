@@ -65,7 +65,8 @@ export const fleetScenario: Scenario = {
   method:
     "10,000 agent types x 10 instances = 100,000 instances register through the API (64 in flight), then heartbeat " +
     "every 30 s from the load process, each instance in its own slot of the interval, so the rate is a flat ~3,333/s. " +
-    "After one interval of warm-up, a 120 s window measures heartbeat request-reply latency at the load process, " +
+    "After one interval of warm-up, a 120 s window measures heartbeat request-reply latency at the load process " +
+    "(heartbeats and the baseline's KV writes both sent through one reply subscription, bench/lib/load/inbox-requester.ts), " +
     "the registry's CPU (/proc/<pid>/stat) and peak RSS (/proc/<pid>/status); meanwhile probe registrations at 10/s " +
     "are timed from request to their `registry.agent.registered` event delivered by a JetStream consumer on " +
     "REGISTRY_EVENTS. Then every 10th instance stops heartbeating; lateness is read from the stored deregistered events.",

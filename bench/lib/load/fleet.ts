@@ -12,6 +12,7 @@ import { Recorder, round } from "../stats.js";
 import { agentTypeName, specInput, type FleetShape } from "../specs.js";
 import { roundSummary } from "./closed-loop.js";
 import { enc, replyError, requestOk } from "./requests.js";
+import { InboxRequester } from "./inbox-requester.js";
 
 const TICK_MS = 5;
 const HEARTBEAT_BODY = enc.encode(JSON.stringify({ status: "ready", active_tasks: 0 }));
@@ -33,6 +34,8 @@ export class Fleet {
   private startedAt = 0;
   private window: { recorder: Recorder; sent: number; errors: number; firstError?: string; startedAt: number; slowest: number[] } | null = null;
   private inFlight = 0;
+  /** Heartbeats go out through one reply subscription (inbox-requester.ts), like the KV baseline. */
+  private readonly requester: InboxRequester;
   /** The load process's own event-loop delay: a stall here would pass for a slow registry. */
   private loopDelay: IntervalHistogram | null = null;
   sent = 0;
@@ -43,6 +46,7 @@ export class Fleet {
     readonly opts: FleetOptions,
   ) {
     const { shape, instancesPerType } = opts;
+    this.requester = new InboxRequester(nc);
     this.size = shape.types * instancesPerType;
     this.registered = new Uint8Array(this.size);
     this.stopped = new Uint8Array(this.size);
@@ -106,6 +110,11 @@ export class Fleet {
     this.timer = null;
   }
 
+  close(): void {
+    this.stopHeartbeats();
+    this.requester.close();
+  }
+
   beginWindow(): void {
     this.window = { recorder: new Recorder(), sent: 0, errors: 0, startedAt: performance.now(), slowest: [] };
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -167,7 +176,7 @@ export class Fleet {
     this.sent++;
     this.inFlight++;
     if (w) w.sent++;
-    this.nc.request(this.heartbeatSubjects[i]!, HEARTBEAT_BODY, { timeout: 10_000 }).then(
+    this.requester.request(this.heartbeatSubjects[i]!, HEARTBEAT_BODY).then(
       (msg) => this.answered(w, t0, replyError(msg)),
       (e: unknown) => this.answered(w, t0, (e as Error).message),
     );

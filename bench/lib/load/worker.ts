@@ -106,7 +106,7 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
   seedBucket: (a) => seedBucket(conn(), a["bucket"] ?? "agent-registry", a["shape"], a["instancesPerType"], a["intervalMs"]),
 
   async close() {
-    fleet?.stopHeartbeats();
+    fleet?.close();
     await nc?.drain();
     nc = null;
   },
