@@ -4,26 +4,27 @@
  * schemas were most of the view's 1.1 million heap objects, and every one of them was
  * marked again on each major garbage collection (docs/performance.md).
  *
- * A shared copy is frozen (nobody may change what other specs point at) and held weakly: once
- * no spec refers to it, the collector frees it and the entry goes with it.
+ * A shared copy is frozen: nobody may change what other specs point at. Copies are held
+ * strongly and dropped by retainOnly(), which the owner calls with the values still in use,
+ * so what is kept never depends on when the collector runs (no WeakRef/FinalizationRegistry).
  */
 export class JsonInterner {
-  private readonly copies = new Map<string, WeakRef<object>>();
-  private readonly cleanup = new FinalizationRegistry<string>((text) => {
-    // Only if the entry still names the collected copy, not a newer one under the same text.
-    if (this.copies.get(text)?.deref() === undefined) this.copies.delete(text);
-  });
+  private readonly copies = new Map<string, object>();
 
   /** The shared copy of a value equal to `value` (same JSON text), or `value` itself, frozen, as the first one. */
   intern<T>(value: T): T {
     if (typeof value !== "object" || value === null) return value;
     const text = JSON.stringify(value);
-    const held = this.copies.get(text)?.deref();
+    const held = this.copies.get(text);
     if (held !== undefined) return held as T;
     deepFreeze(value);
-    this.copies.set(text, new WeakRef(value));
-    this.cleanup.register(value, text);
+    this.copies.set(text, value);
     return value;
+  }
+
+  /** Forgets every copy not in `used`. */
+  retainOnly(used: ReadonlySet<unknown>): void {
+    for (const [text, value] of this.copies) if (!used.has(value)) this.copies.delete(text);
   }
 
   /** Distinct values held (for tests and metrics). */

@@ -70,6 +70,8 @@ export class RegistryView {
   private readonly listeners: AgentListener[] = [];
   /** One copy of each distinct capability schema across all specs (docs/performance.md). */
   private readonly schemas = new JsonInterner();
+  /** Distinct schemas held after the last time unused ones were dropped. */
+  private schemasKept = 0;
   /** Agent types whose spec changed since their schemas were last shared (shareSchemas). */
   private readonly unshared = new Set<string>();
   /** Smallest last_heartbeat and interval of live instances written since takeInstanceChanges(). */
@@ -386,6 +388,13 @@ export class RegistryView {
    * fields change, to equal values), so nothing that indexes them sees a change.
    */
   shareSchemas(limit: number): number {
+    if (this.schemas.size >= this.schemasKept + FORGET_SCHEMAS_AFTER) {
+      // Specs replaced or gone leave copies nobody uses; drop them now and then.
+      const used = new Set<unknown>();
+      for (const a of this.agents.values()) for (const c of a.spec.capabilities) used.add(c.input_schema).add(c.output_schema);
+      this.schemas.retainOnly(used);
+      this.schemasKept = this.schemas.size;
+    }
     for (const agentType of this.unshared) {
       if (limit-- <= 0) break;
       this.unshared.delete(agentType);
@@ -425,6 +434,9 @@ export class RegistryView {
     for (const l of this.listeners) l.update(agentType, agent);
   }
 }
+
+/** New distinct schemas after which shareSchemas drops the unused ones. */
+const FORGET_SCHEMAS_AFTER = 1000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

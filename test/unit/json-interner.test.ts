@@ -19,6 +19,15 @@ describe("JsonInterner", () => {
     expect(interner.size).toBe(2);
   });
 
+  it("forgets the copies not in use when told which are", () => {
+    const interner = new JsonInterner();
+    const kept = interner.intern(schema());
+    interner.intern({ type: "string" });
+    interner.retainOnly(new Set([kept]));
+    expect(interner.size).toBe(1);
+    expect(interner.intern(schema())).toBe(kept);
+  });
+
   it("passes booleans and null through", () => {
     const interner = new JsonInterner();
     expect(interner.intern(true)).toBe(true);
