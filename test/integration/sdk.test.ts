@@ -71,7 +71,7 @@ describe("registerAgent against the registry", () => {
     const events: AgentEvent[] = [];
     const handle = await registerAgent(agentNc, agentSpec("keeper"), { prefix, heartbeatIntervalMs: 100, onEvent: (e) => events.push(e) });
     expect(handle.registration).toMatchObject({ agent_type: "keeper", heartbeat_interval_ms: 100, evict_after_ms: 300, status: "ready" });
-    const first = (await client.get("keeper")).agent.instances[0]!;
+    const first = (await client.get("keeper", { minRevision: handle.registration.revision })).agent.instances[0]!;
 
     await sleep(5 * handle.registration.evict_after_ms);
 
@@ -108,7 +108,9 @@ describe("registerAgent against the registry", () => {
 
   it("drains: the status shows in get, leaves lookups, and a status_changed event is stored", async () => {
     const handle = await registerAgent(agentNc, agentSpec("drainer"), { prefix, heartbeatIntervalMs: 100 });
-    expect((await client.lookup("drainer.run")).providers.map((p) => p.agent_type)).toEqual(["drainer"]);
+    // Read our own write: the registration's revision, or the view may not have applied it yet.
+    const providers = await client.lookup("drainer.run", { minRevision: handle.registration.revision });
+    expect(providers.providers.map((p) => p.agent_type)).toEqual(["drainer"]);
     handle.setActiveTasks(2);
     await handle.setStatus("draining");
     await waitFor(async () => (await client.get("drainer")).agent.instances[0]?.status === "draining", { message: "draining in get" });
