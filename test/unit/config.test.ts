@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "../../src/config.js";
+import { thrownError } from "./registry-error.js";
 
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
+const configError = (fn: () => unknown): ConfigError => thrownError(ConfigError, fn);
 
 describe("loadConfig", () => {
   it("gives every default of CONFIG_VARIABLES with no input", () => {
