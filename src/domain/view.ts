@@ -280,39 +280,22 @@ export class RegistryView {
 
     if (record && record.kind === "instance") {
       const statusBefore = previous?.status;
-      let next: InstanceState;
-      if (previous !== undefined) {
-        // Updated in place: a new object per heartbeat (with its numbers and strings) lived
-        // until the next heartbeat, so every one was promoted, the larger part of what the
-        // old generation gained under 3,300 heartbeats a second (docs/performance.md). Whoever
-        // keeps an instance across an await takes a copy (the evictor does).
-        const held = previous as Mutable<InstanceState>;
-        if (held.version !== record.version) held.version = record.version;
-        held.status = sharedStatus(record.status);
-        held.registered_at = record.registered_at;
-        held.last_heartbeat = record.last_heartbeat;
-        held.heartbeat_interval_ms = record.heartbeat_interval_ms;
-        held.active_tasks = record.active_tasks;
-        held.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
-        held.revision = entry.revision;
-        next = held;
-      } else {
-        // A new instance keeps its agent's string rather than the one cut from this entry's
-        // key, which would keep the whole key alive (docs/performance.md).
-        next = {
-          agent_type: agent?.agent_type ?? agentType,
-          instance_id: detached(instanceId),
-          version: record.version,
-          status: sharedStatus(record.status),
-          registered_at: record.registered_at,
-          last_heartbeat: record.last_heartbeat,
-          heartbeat_interval_ms: record.heartbeat_interval_ms,
-          active_tasks: record.active_tasks,
-          metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
-          revision: entry.revision,
-        };
-        instances.set(next.instance_id, next);
-      }
+      // Updated in place: a new object per heartbeat (with its numbers and strings) lived until
+      // the next heartbeat, so every one was promoted, the larger part of what the old
+      // generation gained under 3,300 heartbeats a second (docs/performance.md). Whoever keeps
+      // an instance across an await takes a copy (the evictor does). A new instance keeps its
+      // agent's string rather than the one cut from this entry's key, which would keep the
+      // whole key alive.
+      const next = (previous ?? { agent_type: agent?.agent_type ?? agentType, instance_id: detached(instanceId) }) as Mutable<InstanceState>;
+      if (next.version !== record.version) next.version = record.version;
+      next.status = sharedStatus(record.status);
+      next.registered_at = record.registered_at;
+      next.last_heartbeat = record.last_heartbeat;
+      next.heartbeat_interval_ms = record.heartbeat_interval_ms;
+      next.active_tasks = record.active_tasks;
+      next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
+      next.revision = entry.revision;
+      if (previous === undefined) instances.set(next.instance_id, next);
       this.noteInstance(next);
       gone.delete(instanceId);
       if (agent) {

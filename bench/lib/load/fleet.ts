@@ -12,7 +12,7 @@ import { Recorder, round } from "../stats.js";
 import { agentTypeName, specInput, type FleetShape } from "../specs.js";
 import { roundSummary } from "./closed-loop.js";
 import { enc, replyError, requestOk } from "./requests.js";
-import { InboxRequester } from "./inbox-requester.js";
+import { inboxRequester } from "./inbox-requester.js";
 
 const TICK_MS = 5;
 const HEARTBEAT_BODY = enc.encode(JSON.stringify({ status: "ready", active_tasks: 0 }));
@@ -35,7 +35,7 @@ export class Fleet {
   private window: { recorder: Recorder; sent: number; errors: number; firstError?: string; startedAt: number; slowest: number[] } | null = null;
   private inFlight = 0;
   /** Heartbeats go out through one reply subscription (inbox-requester.ts), like the KV baseline. */
-  private readonly requester: InboxRequester;
+  private readonly requester: ReturnType<typeof inboxRequester>;
   /** The load process's own event-loop delay: a stall here would pass for a slow registry. */
   private loopDelay: IntervalHistogram | null = null;
   sent = 0;
@@ -46,7 +46,7 @@ export class Fleet {
     readonly opts: FleetOptions,
   ) {
     const { shape, instancesPerType } = opts;
-    this.requester = new InboxRequester(nc);
+    this.requester = inboxRequester(nc);
     this.size = shape.types * instancesPerType;
     this.registered = new Uint8Array(this.size);
     this.stopped = new Uint8Array(this.size);
@@ -112,7 +112,7 @@ export class Fleet {
 
   close(): void {
     this.stopHeartbeats();
-    this.requester.close();
+    this.requester.close("closed");
   }
 
   beginWindow(): void {

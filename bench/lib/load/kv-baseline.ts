@@ -8,7 +8,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { openBucket } from "../../../src/adapters/nats/kv-store.js";
 import { Recorder, round } from "../stats.js";
 import { roundSummary } from "./closed-loop.js";
-import { InboxRequester } from "./inbox-requester.js";
+import { inboxRequester } from "./inbox-requester.js";
 
 const decoder = new TextDecoder();
 /** A PubAck names the stored sequence; an error reply does not. */
@@ -20,7 +20,7 @@ export async function kvWriteBaseline(nc: NatsConnection, opts: { bucket: string
   await openBucket(jetstream(nc, { timeout: 10_000 }), { bucket: opts.bucket, replicas: 1, history: 1, timeoutMs: 10_000 });
   // A KV put is a JetStream publish to $KV.<bucket>.<key>; sent through the same requester as
   // the heartbeats, so baseline and load pay the same client costs.
-  const requester = new InboxRequester(nc);
+  const requester = inboxRequester(nc);
   const value = new TextEncoder().encode(JSON.stringify({ kind: "instance", version: "1.0.0", status: "ready", registered_at: Date.now(), last_heartbeat: Date.now(), heartbeat_interval_ms: 30000, active_tasks: 0, metadata: {}, spec_changed: false }));
   const latency = new Recorder();
   let errors = 0;
@@ -44,6 +44,6 @@ export async function kvWriteBaseline(nc: NatsConnection, opts: { bucket: string
     }, TICK_MS);
   });
   await new Promise((r) => setTimeout(r, 1000));
-  requester.close();
+  requester.close("closed");
   return { sent, errors, rate: round(sent / (opts.durationMs / 1000), 1), latencyMs: roundSummary(latency.summary()) };
 }
