@@ -38,8 +38,12 @@ export type EndpointDeps = {
 };
 
 type Handler = (tokens: string[], body: Record<string, unknown>, data: Uint8Array) => Promise<object | Uint8Array>;
-/** Answers from a cache without parsing, or undefined to take the full path. */
-type FastPath = (tokens: string[], data: Uint8Array) => Uint8Array | undefined;
+/**
+ * Answers from a cache without parsing, or undefined to take the full path. It gets the
+ * message rather than the subject's tokens: a plain lookup needs no subject, and decoding and
+ * splitting it was 6 % of what a cached lookup allocated.
+ */
+type FastPath = (msg: ServiceMsg) => Uint8Array | undefined;
 
 export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
   const { prefix } = deps;
@@ -60,18 +64,17 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
           deps.log.error({ err, endpoint: name }, "endpoint subscription failed");
           return;
         }
-        const tokens = msg.subject.split(".").slice(depth);
         if (fast) {
           // Synchronous: a repeated lookup is answered without a promise, a parse or zod.
           const started = performance.now();
-          const reply = fast(tokens, msg.data);
+          const reply = fast(msg);
           if (reply !== undefined) {
             if (msg.reply) msg.respond(reply);
             deps.observe?.(name, "ok", (performance.now() - started) / 1000);
             return;
           }
         }
-        void handle(deps, name, msg, tokens, handler);
+        void handle(deps, name, msg, msg.subject.split(".").slice(depth), handler);
       },
     });
   };
@@ -108,7 +111,7 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
       op,
       `${prefix}.${op}`,
       async (_tokens, body, data) => deps.queries.run(op as QueryOp, body, null, data),
-      op === "lookup" ? (_tokens, data) => deps.queries.cachedLookup(data, null) : undefined,
+      op === "lookup" ? (msg) => deps.queries.cachedLookup(msg.data, null) : undefined,
     );
     add(
       `tenant_${op}`,
@@ -117,7 +120,12 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
         checkToken("tenant", tenant, TENANT_RE);
         return deps.queries.run(op as QueryOp, body, tenant!, data);
       },
-      op === "lookup" ? ([, tenant], data) => (tenant !== undefined ? deps.queries.cachedLookup(data, tenant) : undefined) : undefined,
+      op === "lookup"
+        ? (msg) => {
+            const tenant = msg.subject.split(".")[depth + 1];
+            return tenant !== undefined ? deps.queries.cachedLookup(msg.data, tenant) : undefined;
+          }
+        : undefined,
     );
   }
   return service;
