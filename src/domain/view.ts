@@ -19,7 +19,8 @@ import { AgentStatus, InstanceStatus, aggregateStatus, type AgentState, type Ins
 import type { RegistryEvent, StoreEvent } from "./events.js";
 import type { Current } from "./registration.js";
 import type { AgentSpec, Capability } from "./spec.js";
-import { JsonInterner } from "./json-interner.js";
+import { CapabilityIndex } from "./capability-index.js";
+import { SchemaSharing } from "./schema-sharing.js";
 
 export type StoreEntry = {
   readonly key: string;
@@ -63,17 +64,10 @@ export class RegistryView {
   /** Instances whose agent record is not (yet) known: kept so order of arrival does not matter. */
   private readonly orphans = new Map<string, Map<string, InstanceState>>();
   private readonly orphanTombstones = new Map<string, Map<string, Tombstone>>();
-  /** capability name -> agent types declaring it (any status). */
-  private readonly capabilityIndex = new Map<string, Set<string>>();
-  /** nats_subject -> agent types consuming it (any status), for the uniqueness rule. */
-  private readonly subjectIndex = new Map<string, Set<string>>();
+  private readonly index = new CapabilityIndex();
   private readonly listeners: AgentListener[] = [];
   /** One copy of each distinct capability schema across all specs (docs/performance.md). */
-  private readonly schemas = new JsonInterner();
-  /** Distinct schemas held after the last time unused ones were dropped. */
-  private schemasKept = 0;
-  /** Agent types whose spec changed since their schemas were last shared (shareSchemas). */
-  private readonly unshared = new Set<string>();
+  private readonly schemas = new SchemaSharing();
   /** Smallest last_heartbeat and interval of live instances written since takeInstanceChanges(). */
   private changedMinHeartbeat = Infinity;
   private changedMinInterval = Infinity;
@@ -97,16 +91,16 @@ export class RegistryView {
 
   /** Agent types declaring a capability, whatever their status. */
   providersOf(capability: string): ReadonlySet<string> {
-    return this.capabilityIndex.get(capability) ?? EMPTY;
+    return this.index.providersOf(capability);
   }
 
   /** Agent types whose spec names this nats_subject, whatever their status. */
   consumersOf(natsSubject: string): ReadonlySet<string> {
-    return this.subjectIndex.get(natsSubject) ?? EMPTY;
+    return this.index.consumersOf(natsSubject);
   }
 
   capabilityNames(): IterableIterator<string> {
-    return this.capabilityIndex.keys();
+    return this.index.capabilityNames();
   }
 
   instance(agentType: string, instanceId: string): InstanceState | undefined {
@@ -166,11 +160,10 @@ export class RegistryView {
   clear(): void {
     const types = [...this.agents.keys()];
     this.agents.clear();
-    this.unshared.clear();
+    this.schemas.clear();
     this.orphans.clear();
     this.orphanTombstones.clear();
-    this.capabilityIndex.clear();
-    this.subjectIndex.clear();
+    this.index.clear();
     this.revision = 0;
     for (const t of types) this.notify(t, undefined);
   }
@@ -217,8 +210,8 @@ export class RegistryView {
     if (entry.operation !== "PUT") {
       if (!existing) return [];
       this.agents.delete(agentType);
-      this.unshared.delete(agentType);
-      this.unindexCapabilities(existing.agent_type, existing.spec);
+      this.schemas.gone(agentType);
+      this.index.remove(agentType, existing.spec);
       this.notify(agentType, undefined);
       return capabilityChanges(agentType, before, readyCapabilities(undefined), entry.revision, this.ready);
     }
@@ -227,10 +220,10 @@ export class RegistryView {
       this.undecodable++;
       return [];
     }
-    this.unshared.add(agentType);
+    this.schemas.changed(agentType);
     let agent: MutableAgent;
     if (existing) {
-      this.unindexCapabilities(agentType, existing.spec);
+      this.index.remove(agentType, existing.spec);
       agent = existing;
       agent.spec = record.spec;
       agent.registered_at = record.registered_at;
@@ -259,7 +252,7 @@ export class RegistryView {
       // Orphans become evictable only now.
       for (const i of agent.instances.values()) this.noteInstance(i);
     }
-    this.indexCapabilities(agentType, agent.spec);
+    this.index.add(agentType, agent.spec);
     this.refreshStatus(agent);
     this.notify(agentType, agent);
     return capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
@@ -363,32 +356,18 @@ export class RegistryView {
 
   private readonly ready = (capability: string): string[] => this.readyProviders(capability);
 
-  /**
-   * Points up to `limit` agent types' capability schemas at the one shared copy of equal
-   * schemas; returns how many types are left. Run in batches after the fact rather than while
-   * applying: at a cold start with 10,000 types it is 200 ms of JSON.stringify that loading
-   * the view would otherwise wait for. The spec objects stay the same (only their schema
-   * fields change, to equal values), so nothing that indexes them sees a change.
-   */
+  /** Shares the capability schemas of up to `limit` changed agent types (SchemaSharing); returns how many are left. */
   shareSchemas(limit: number): number {
-    if (this.schemas.size >= this.schemasKept + FORGET_SCHEMAS_AFTER) {
-      // Specs replaced or gone leave copies nobody uses; drop them now and then.
-      const used = new Set<unknown>();
-      for (const a of this.agents.values()) for (const c of a.spec.capabilities) used.add(c.input_schema).add(c.output_schema);
-      this.schemas.retainOnly(used);
-      this.schemasKept = this.schemas.size;
-    }
-    for (const agentType of this.unshared) {
-      if (limit-- <= 0) break;
-      this.unshared.delete(agentType);
-      const agent = this.agents.get(agentType);
-      if (!agent) continue;
-      for (const c of agent.spec.capabilities as Array<Mutable<Capability>>) {
-        c.input_schema = this.schemas.intern(c.input_schema);
-        c.output_schema = this.schemas.intern(c.output_schema);
-      }
-    }
-    return this.unshared.size;
+    return this.schemas.share(
+      limit,
+      (agentType) => this.agents.get(agentType)?.spec,
+      () => Array.from(this.agents.values(), (a) => a.spec),
+    );
+  }
+
+  /** Distinct capability schemas the view holds one shared copy of. */
+  get distinctSchemas(): number {
+    return this.schemas.distinct;
   }
 
   readyProviders(capability: string): string[] {
@@ -397,33 +376,13 @@ export class RegistryView {
     return out.sort();
   }
 
-  private indexCapabilities(agentType: string, spec: AgentSpec): void {
-    for (const c of spec.capabilities) getOrCreateSet(this.capabilityIndex, c.name).add(agentType);
-    getOrCreateSet(this.subjectIndex, spec.nats_subject).add(agentType);
-  }
-
-  private unindexCapabilities(agentType: string, spec: AgentSpec): void {
-    for (const c of spec.capabilities) {
-      const set = this.capabilityIndex.get(c.name);
-      set?.delete(agentType);
-      if (set && set.size === 0) this.capabilityIndex.delete(c.name);
-    }
-    const subjects = this.subjectIndex.get(spec.nats_subject);
-    subjects?.delete(agentType);
-    if (subjects && subjects.size === 0) this.subjectIndex.delete(spec.nats_subject);
-  }
-
   private notify(agentType: string, agent: AgentState | undefined): void {
     for (const l of this.listeners) l.update(agentType, agent);
   }
 }
 
-/** New distinct schemas after which shareSchemas drops the unused ones. */
-const FORGET_SCHEMAS_AFTER = 1000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-const EMPTY: ReadonlySet<string> = new Set();
 
 function agentRecordOf(a: MutableAgent): AgentRecord {
   const { spec, registered_at, updated_at } = a;
@@ -468,11 +427,3 @@ function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<stri
   return m;
 }
 
-function getOrCreateSet(map: Map<string, Set<string>>, key: string): Set<string> {
-  let s = map.get(key);
-  if (!s) {
-    s = new Set();
-    map.set(key, s);
-  }
-  return s;
-}

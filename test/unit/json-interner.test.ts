@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { JsonInterner } from "../../src/domain/json-interner.js";
 import { RegistryView } from "../../src/domain/view.js";
 import { encodeRecord } from "../../src/domain/records.js";
+import { FORGET_SCHEMAS_AFTER } from "../../src/domain/schema-sharing.js";
 import { makeSpec } from "./fixtures.js";
 
 const schema = () => ({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
@@ -59,5 +60,38 @@ describe("RegistryView shares equal capability schemas across specs", () => {
     expect(view.get("alpha")!.spec).toBe(specBefore);
     expect(a.input_schema).toEqual(schema());
     expect(a.name).not.toBe(b.name);
+  });
+
+  it("drops the copies no spec uses any more, once enough new ones came", () => {
+    const view = new RegistryView();
+    let revision = 0;
+    // Each version of "alpha" declares a schema of its own; "beta" keeps one schema throughout.
+    const put = (agentType: string, marker: number) =>
+      view.apply({
+        key: `agents.${agentType}`,
+        revision: ++revision,
+        operation: "PUT",
+        created: 0,
+        value: encodeRecord({
+          kind: "agent",
+          spec: makeSpec({ agent_type: agentType, capabilities: [{ name: `${agentType}.do`, description: "does", input_schema: { const: marker }, output_schema: { type: "object" } }] }),
+          registered_at: 1,
+          updated_at: 1,
+        }),
+      });
+    put("beta", -1);
+    // Held: beta's input, the output both declare, and one input per alpha version so far.
+    for (let v = 0; v < FORGET_SCHEMAS_AFTER - 2; v++) {
+      put("alpha", v);
+      view.shareSchemas(10);
+    }
+    expect(view.distinctSchemas).toBe(FORGET_SCHEMAS_AFTER);
+    const betaSchema = view.get("beta")!.spec.capabilities[0]!.input_schema;
+    put("alpha", FORGET_SCHEMAS_AFTER);
+    view.shareSchemas(10);
+    // Left: beta's input, the output both share, and the current alpha's input.
+    expect(view.distinctSchemas).toBe(3);
+    expect(view.get("beta")!.spec.capabilities[0]!.input_schema).toBe(betaSchema);
+    expect(view.get("alpha")!.spec.capabilities[0]!.input_schema).toEqual({ const: FORGET_SCHEMAS_AFTER });
   });
 });
