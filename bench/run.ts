@@ -10,6 +10,8 @@
  *   npm run bench -- --strict          exit 1 when a target is missed, too
  *   npm run bench -- --ref HEAD~3      measure the registry of another commit (a "before"); its
  *                                      figures go to bench/results/ref-<ref>.json, not the docs
+ *   npm run bench -- --node-flags=""   run the registry with other node flags than the service's
+ *                                      own (src/node-flags.ts); figures go to a ref-*.json file too
  */
 import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -21,20 +23,32 @@ import { textTable, verdict } from "./lib/table.js";
 import { collectEnvironment, writeResults, type RunRecord } from "./lib/report.js";
 import { buildRegistry } from "./lib/build.js";
 import { SCENARIOS } from "./scenarios/index.js";
+import { SERVICE_NODE_FLAGS } from "../src/node-flags.js";
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    only: { type: "string", multiple: true },
-    "cpu-prof": { type: "boolean", default: false },
-    strict: { type: "boolean", default: false },
-    ref: { type: "string" },
-    help: { type: "boolean", default: false },
-  },
-});
+let values: ReturnType<typeof parseBenchArgs>["values"];
+try {
+  ({ values } = parseBenchArgs());
+} catch (e) {
+  process.stderr.write(`${(e as Error).message}\nrun npm run bench -- --help for usage\n`);
+  process.exit(2);
+}
+
+function parseBenchArgs() {
+  return parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
+      "cpu-prof": { type: "boolean", default: false },
+      strict: { type: "boolean", default: false },
+      ref: { type: "string" },
+      "node-flags": { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+}
 
 if (values.help) {
-  process.stdout.write(`usage: npm run bench -- [--quick] [--only NAME]... [--cpu-prof] [--strict]\nscenarios: ${SCENARIOS.map((s) => [s.name, ...(s.aliases ?? [])].join("|")).join(", ")}\n`);
+  process.stdout.write(`usage: npm run bench -- [--quick] [--only NAME]... [--cpu-prof] [--strict] [--ref COMMIT] [--node-flags="FLAGS"]\nscenarios: ${SCENARIOS.map((s) => [s.name, ...(s.aliases ?? [])].join("|")).join(", ")}\n`);
   process.exit(0);
 }
 
@@ -50,6 +64,9 @@ for (const name of wanted) {
 }
 
 const quick = values.quick ?? false;
+const nodeFlags = values["node-flags"] === undefined ? SERVICE_NODE_FLAGS : values["node-flags"].split(/\s+/).filter(Boolean);
+// Figures of another build or other flags are a "before", kept apart from the docs' figures.
+const refLabel = values.ref ?? (values["node-flags"] === undefined ? undefined : `node-flags-${nodeFlags.map((f) => f.replace(/^-+/, "")).join("_") || "none"}`);
 const cpuProfDir = values["cpu-prof"] ? join(ROOT, "bench/results/profiles") : undefined;
 if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
 const started = Date.now();
@@ -67,6 +84,7 @@ for (const scenario of chosen) {
   const ctx: Context = {
     quick,
     cpuProfDir,
+    nodeFlags,
     log,
     check(ok, what) {
       if (!ok) throw new ScenarioBroken(what);
@@ -98,7 +116,7 @@ const rows = records.flatMap((r) =>
   r.error ? [[r.scenario, "BROKEN", r.error.split("\n")[0] ?? "", "", "", "FAIL"]] : r.rows.map((row) => [r.scenario, row.measure, row.figure, row.baseline, row.target, verdict(row.pass)]),
 );
 process.stdout.write(`\n${textTable(["scenario", "measure", "figure", "baseline", "target", "result"], rows)}\n`);
-const written = writeResults(records, env, quick, values.ref);
+const written = writeResults(records, { ...env, nodeFlags: [...nodeFlags] }, quick, refLabel);
 process.stdout.write(`\nwrote ${written.join(", ")} in ${Math.round((Date.now() - started) / 1000)} s\n`);
 
 const missed = records.flatMap((r) => r.rows).filter((r) => r.pass === false).length;

@@ -22,6 +22,7 @@ import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { checkServer, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import type { NatsServerHandle } from "./adapters/nats/nats-server-process.js";
 import { subjects as makeSubjects } from "./adapters/nats/subjects.js";
+import { missingNodeFlags } from "./node-flags.js";
 import { createMetrics, requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
 import { createOpsServer, type HealthReport, type OpsServer } from "./adapters/http/ops-server.js";
 import { ViewFeed } from "./service/view-feed.js";
@@ -117,6 +118,10 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     state = RegistryState.Starting;
     const log = root.child({ component: "main" });
     log.info({ config: redactedConfig(config), version }, "starting");
+    const missingFlags = missingNodeFlags();
+    if (missingFlags.length > 0) {
+      log.warn({ missing: missingFlags }, "node was started without the registry's V8 flags (npm start and the image pass them): lookups at high rates can cost twice the CPU (docs/operations.md)");
+    }
     try {
       await ops.listen();
       const resolved = await resolveServer(config, log);

@@ -13,6 +13,7 @@ import {
   startNatsServer,
   type NatsServerHandle,
 } from "../../src/adapters/nats/nats-server-process.js";
+import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TSX = ["--import", "tsx"];
@@ -50,8 +51,10 @@ export type RegistryOptions = {
   env?: Record<string, string>;
   name?: string;
   cpuProfDir?: string | undefined;
-  /** Extra node flags (--trace-gc, --max-semi-space-size, ...) for experiments. */
-  nodeArgs?: string[];
+  /** Node flags; the service's own (SERVICE_NODE_FLAGS) unless given, as deployed. */
+  nodeArgs?: readonly string[];
+  /** The compiled entry point to run (an A/B run starts two builds); build.ts's by default. */
+  main?: string;
 };
 
 export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc> {
@@ -59,7 +62,7 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc
   const prof = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true });
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? []), "bench/.build/dist/cli/main.js", "serve"], {
+  const child = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? SERVICE_NODE_FLAGS), opts.main ?? "bench/.build/dist/cli/main.js", "serve"], {
     cwd: ROOT,
     env: {
       ...process.env,

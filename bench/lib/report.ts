@@ -26,7 +26,7 @@ export type RunRecord = {
   error?: string | undefined;
 };
 
-export type Environment = { machine: Machine; versions: { node: string; natsServer: string; agentRegistry: string } };
+export type Environment = { machine: Machine; versions: { node: string; natsServer: string; agentRegistry: string }; nodeFlags?: string[] };
 type Results = { environment: Environment; scenarios: Record<string, RunRecord> };
 
 const RESULTS_DIR = join(ROOT, "bench/results");
@@ -89,8 +89,9 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "",
     `- machine: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGb} GB memory, ${m.platform}${m.kernel ? ` (kernel ${m.kernel})` : ""}`,
     `- node ${v.node}, nats-server ${v.natsServer}, agent-registry ${v.agentRegistry}`,
-    "- the registry runs as `npm start` runs it: compiled JavaScript (src/ built into bench/.build) on node, default",
-    "  configuration; the load process and the baseline responder run through tsx",
+    `- the registry runs as \`npm start\` runs it: compiled JavaScript (src/ built into bench/.build) on node with the`,
+    `  service's node flags (${(results.environment.nodeFlags ?? []).map((f) => `\`${f}\``).join(" ") || "none"}, src/node-flags.ts), default configuration; the`,
+    "  load process and the baseline responder run through tsx",
     "",
     "## How to reproduce",
     "",
@@ -99,6 +100,8 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "npm run bench -- --only lookup       # one scenario; targets name their scenario too (--only events)",
     "npm run bench -- --quick             # tiny scale, under 2 minutes: CI checks the benchmarks still run",
     "npm run bench -- --only fleet --cpu-prof   # also writes the registry's V8 CPU profile to bench/results/profiles/",
+    "npm run bench -- --only lookup --ref HEAD~3         # a before: another commit's registry, to bench/results/ref-*.json",
+    "npm run bench -- --only lookup --node-flags=\"\"     # a before: the registry without the service's node flags",
     "```",
     "",
     "## Scenarios",

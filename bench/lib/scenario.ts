@@ -17,6 +17,8 @@ export type Context = {
   readonly quick: boolean;
   /** Where the registry writes its CPU profile (node --cpu-prof), when asked for. */
   readonly cpuProfDir: string | undefined;
+  /** The registry's node flags: the service's own (SERVICE_NODE_FLAGS) unless --node-flags says otherwise. */
+  readonly nodeFlags: readonly string[];
   log(message: string): void;
   /** A broken scenario (errors, nothing measured) fails the run in every mode. */
   check(ok: boolean, what: string): void;

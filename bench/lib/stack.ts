@@ -28,6 +28,7 @@ export async function withStack<T>(ctx: Context, scenario: string, body: (stack:
           natsUrl: server.url,
           env,
           name,
+          nodeArgs: ctx.nodeFlags,
           cpuProfDir: ctx.cpuProfDir ? join(ctx.cpuProfDir, scenario) : undefined,
         });
         registries.push(r);

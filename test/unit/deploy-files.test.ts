@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
+import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
@@ -64,12 +65,18 @@ describe("Dockerfile", () => {
     const httpPort = CONFIG_VARIABLES.find((v) => v.key === "httpPort")?.default;
     expect(exposedPorts()).toEqual([httpPort]);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "-e", ".*\/healthz/ms);
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", ?"dist\/cli\/main\.js"\]$/m);
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(entrypoint ?? "null")).toEqual(["node", ...SERVICE_NODE_FLAGS, "dist/cli/main.js"]);
     expect(dockerfile).toMatch(/^CMD \["serve"\]$/m);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     const user = /^USER\s+(\S+)$/m.exec(dockerfile)?.[1];
     expect(user).toBeDefined();
     expect(["root", "0", "0:0"]).not.toContain(user);
+  });
+
+  it("starts node with the service's V8 flags, as npm start does", () => {
+    const start = (JSON.parse(read("package.json")) as Json)["scripts"]["start"] as string;
+    expect(start).toBe(["node", ...SERVICE_NODE_FLAGS, "dist/cli/main.js", "serve"].join(" "));
   });
 
   it("runs on a Node version that package.json engines accepts", () => {
