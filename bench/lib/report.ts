@@ -130,5 +130,6 @@ function keptFindings(doc: string): string {
   const start = doc.indexOf(FINDINGS_START);
   const end = doc.indexOf(FINDINGS_END);
   if (start < 0 || end < start) return "\n(No findings recorded yet.)\n";
-  return doc.slice(start + FINDINGS_START.length, end);
+  // Trimmed, so a regeneration does not add a blank line at each end every time.
+  return `\n${doc.slice(start + FINDINGS_START.length, end).trim()}\n`;
 }
