@@ -86,7 +86,11 @@ it.each(CONFIGS)("keeps answering lookups from others while one client floods, w
   const attacker = await RawClient.connect(server.url, PREFIX);
   const figures: string[] = [];
   try {
-    expect((await coordinator.request("register.target", { spec: spec("target"), instance_id: "t1" })).ok).toBe(true);
+    const registered = await coordinator.request("register.target", { spec: spec("target"), instance_id: "t1" });
+    expect(registered.ok).toBe(true);
+    // The reply comes once the write is stored; the view may apply it a moment later.
+    const seen = await coordinator.request("lookup", { capability: "target.run", min_revision: registered.body.revision }, 10_000);
+    expect(seen.ok && seen.body.providers.length).toBe(1);
     const idle = await lookupsDuring(coordinator, new Promise((r) => setTimeout(r, 1500)));
     figures.push(`before any flood: ${summary(idle)}`);
     expect(idle.failed, idle.firstFailure).toBe(0);
