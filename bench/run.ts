@@ -66,7 +66,8 @@ for (const name of wanted) {
 const quick = values.quick ?? false;
 const nodeFlags = values["node-flags"] === undefined ? SERVICE_NODE_FLAGS : values["node-flags"].split(/\s+/).filter(Boolean);
 // Figures of another build or other flags are a "before", kept apart from the docs' figures.
-const refLabel = values.ref ?? (values["node-flags"] === undefined ? undefined : `node-flags-${nodeFlags.map((f) => f.replace(/^-+/, "")).join("_") || "none"}`);
+const flagsLabel = values["node-flags"] === undefined ? undefined : `node-flags-${nodeFlags.map((f) => f.replace(/^-+/, "")).join("_") || "none"}`;
+const refLabel = [values.ref, flagsLabel].filter(Boolean).join("-") || undefined;
 const cpuProfDir = values["cpu-prof"] ? join(ROOT, "bench/results/profiles") : undefined;
 if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
 const started = Date.now();

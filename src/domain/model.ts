@@ -12,6 +12,9 @@ export type AgentStatus = (typeof AgentStatus)[keyof typeof AgentStatus];
 
 export const STATIC_INSTANCE_ID = "static";
 
+/** The writable form of a readonly type, for the view code that updates its own objects in place. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /**
  * A live instance as the view holds it. The view updates it in place on every heartbeat
  * (docs/performance.md): read it synchronously, or copy it to keep it across an await.

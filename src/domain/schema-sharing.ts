@@ -6,12 +6,11 @@
  * (only their schema fields change, to equal values), so nothing that indexes them sees a change.
  */
 import { JsonInterner } from "./json-interner.js";
+import type { Mutable } from "./model.js";
 import type { AgentSpec, Capability } from "./spec.js";
 
 /** New distinct schemas after which share() drops the copies no spec uses any more. */
 export const FORGET_SCHEMAS_AFTER = 1000;
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class SchemaSharing {
   private readonly interner = new JsonInterner();

@@ -15,7 +15,7 @@ import {
   type AgentRecord,
   type RemovalReason,
 } from "./records.js";
-import { AgentStatus, InstanceStatus, aggregateStatus, type AgentState, type InstanceState } from "./model.js";
+import { AgentStatus, InstanceStatus, aggregateStatus, type AgentState, type InstanceState, type Mutable } from "./model.js";
 import type { RegistryEvent, StoreEvent } from "./events.js";
 import type { Current } from "./registration.js";
 import type { AgentSpec, Capability } from "./spec.js";
@@ -381,8 +381,6 @@ export class RegistryView {
   }
 }
 
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function agentRecordOf(a: MutableAgent): AgentRecord {
   const { spec, registered_at, updated_at } = a;
