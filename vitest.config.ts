@@ -6,7 +6,6 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ["default"] : ["default"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], maxWorkers: 2, sequence: { groupOrder: 1 } } },

@@ -129,8 +129,14 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
       natsUrl = resolved.servers;
       nc = await natsConnect(registryConnectionOptions(config, resolved.servers, `agent-registry:${replicaName}`));
       monitorConnection(nc, metrics, log, {
-        onUp: (up) => (natsUp = up),
-        onReconnect: () => feed?.restart("reconnected"),
+        onUp: (up) => {
+          natsUp = up;
+          if (!up) evictor?.disconnected();
+        },
+        onReconnect: () => {
+          evictor?.reconnected(clock.now());
+          feed?.restart("reconnected");
+        },
         onClosed: (err) => {
           if (state !== RegistryState.Running) return;
           log.error({ err }, "NATS connection closed for good; stopping");

@@ -29,6 +29,8 @@ export class Evictor {
   private readonly inFlight = new Set<string>();
   private lastSweep = 0;
   private preserving = false;
+  /** The NATS connection is down: no pass runs (see `disconnected`). */
+  private offline = false;
   /** No instance can be due before this time unless one is written (the view reports writes). */
   private nextCheck = -Infinity;
 
@@ -76,9 +78,31 @@ export class Evictor {
     if (at > this.graceStart) this.graceStart = at;
   }
 
+  /**
+   * This replica lost its NATS connection. No heartbeat can reach it meanwhile, so the view
+   * would soon call every instance overdue; worse, nats.js queues what is published while
+   * disconnected and sends it after the reconnect, where an eviction decided in the dark
+   * could still succeed (no heartbeat could be stored in between to make its compare-and-set
+   * fail). So no pass runs until `reconnected`.
+   */
+  disconnected(): void {
+    this.offline = true;
+  }
+
+  /**
+   * Back on NATS: heartbeats sent while this replica was cut off never reached it, so, as
+   * after a store failure, every instance gets a whole window to be heard again. Without this
+   * a replica that kept its lease through a server restart evicted every instance whose
+   * heartbeat had not come back before its old deadline (the NATS kill -9 fault test).
+   */
+  reconnected(at: number): void {
+    this.offline = false;
+    this.storeUnavailable(at);
+  }
+
   /** One pass; exposed for tests that drive a manual clock. */
   async tick(): Promise<void> {
-    if (this.running) return;
+    if (this.running || this.offline) return;
     this.running = true;
     try {
       const now = this.deps.clock.now();

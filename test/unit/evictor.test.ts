@@ -254,6 +254,28 @@ describe("Evictor", () => {
     expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
   });
 
+  it("runs no pass while disconnected from NATS, and gives a whole window after the reconnect", async () => {
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    evictor.disconnected();
+    const writes: string[] = [];
+    const write = store.write.bind(store);
+    store.write = (key, value, expected) => (writes.push(key), write(key, value, expected));
+    // Overdue since 3,000, but nothing is even tried while cut off.
+    t = 4000;
+    await evictor.tick();
+    expect(writes).toEqual([]);
+    evictor.reconnected(4500);
+    t = 7499;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 7500;
+    await evictor.tick();
+    expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
+  });
+
   it("counts its own failed eviction writes as store failures", async () => {
     await addAgent("alpha");
     await addInstance("alpha", "a", 0);
