@@ -120,7 +120,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     log.info({ config: redactedConfig(config), version }, "starting");
     const missingFlags = missingNodeFlags();
     if (missingFlags.length > 0) {
-      log.warn({ missing: missingFlags }, "node was started without the registry's V8 flags (npm start and the image pass them): lookups at high rates can cost twice the CPU (docs/operations.md)");
+      log.warn({ missing: missingFlags }, "node was started without the registry's V8 flags (npm start and the image pass them): lookups at high rates can cost twice the CPU, and a large fleet's heap can take a third more memory (docs/operations.md)");
     }
     try {
       await ops.listen();
