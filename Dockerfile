@@ -50,5 +50,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.REGISTRY_HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # SIGTERM goes straight to node (exec form), which drains NATS and closes the ops server.
-ENTRYPOINT ["node", "--initial-old-space-size=64", "--max-old-space-size=1024", "dist/cli/main.js"]
+ENTRYPOINT ["node", "--initial-old-space-size=64", "--heap-growing-percent=60", "dist/cli/main.js"]
 CMD ["serve"]

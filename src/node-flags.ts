@@ -16,18 +16,24 @@
  * generation, --max-semi-space-size=8, also ended the mark-compacts, but made the heartbeat
  * p99 at 100,000 instances 11-14 ms instead of 9-10 ms.)
  *
- * --max-old-space-size=1024: V8 lets the old generation grow by up to 4 x its live size
- * between full collections when the heap may grow to 2 GB or more (node's default on any
- * machine with 8 GB of memory), and by at most 1.3-2 x below that (1.6 x at 1 GB). With
- * 100,000 instances (90 MB live) the default let the heap reserve 170-200 MB, and the Buffers
- * freed only by those rarer collections left malloc's heap at 72-75 MB: peak RSS 299-316 MB
- * against the 300 MB target. With the cap: 232-234 MB, GC time 0.8 % instead of 1.0 % of the
- * window, heartbeat p99 6.6 ms instead of 7.8 ms, cold start unchanged (docs/performance.md,
- * round 4). It is also a hard ceiling: a fleet whose heap nears 1 GB (about ten times the one
- * measured) needs a higher value, and a container's memory limit should sit above the cap plus
- * about 150 MB off the heap, or the cap below it (docs/operations.md, "Node flags").
+ * --heap-growing-percent=60: after each full collection V8 lets the old generation grow to
+ * its live size times a factor before the next. By default the factor follows how fast the GC
+ * runs against how fast the program allocates, up to 4 x when the heap may reach 2 GB or more
+ * (node's default on any machine with 8 GB). Both ends hurt the registry:
+ *  - too high at 100,000 instances (90 MB live): the heap reserved 170-200 MB, and the Buffers
+ *    only a full collection frees held malloc's heap at 72-75 MB: peak RSS 299-316 MB against
+ *    the 300 MB target;
+ *  - too low under lookups once the heap is past the 64 MB floor above: its GC being quick, V8
+ *    picked 1.1-1.4 x, and the same mark-compact loop set in (29 in 10 s at 4,000 agent types,
+ *    16 at 10,000): a lookup cost 14-16 us of CPU instead of 11.
+ * A fixed 1.6 x avoids both: 231 MB peak at 100,000 instances, 2-3 mark-compacts in 10 s and
+ * 11 us per lookup at 4,000 and 10,000 types (docs/performance.md, round 4). A cap on the heap
+ * (--max-old-space-size=1024, which lowers V8's ceiling for the factor to 1.6 x) fixed the
+ * memory too, but made the loop worse (41 and 21), and it is a hard limit a large fleet would
+ * hit. A higher floor (--initial-old-space-size=128, with the cap) ended the loop up to 10,000
+ * types, but a floor cannot help a heap that outgrows it.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ["--initial-old-space-size=64", "--max-old-space-size=1024"];
+export const SERVICE_NODE_FLAGS: readonly string[] = ["--initial-old-space-size=64", "--heap-growing-percent=60"];
 
 /** The flags of SERVICE_NODE_FLAGS this process was started without (by name: any value the operator chose counts). */
 export function missingNodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env["NODE_OPTIONS"] ?? ""): string[] {
