@@ -92,7 +92,7 @@ export class Evictor {
   /**
    * Back on NATS: heartbeats sent while this replica was cut off never reached it, so, as
    * after a store failure, every instance gets a whole window to be heard again. Without this
-   * a replica that kept its lease through a server restart evicted every instance whose
+   * a replica that kept its lease through a server restart could evict every instance whose
    * heartbeat had not come back before its old deadline (the NATS kill -9 fault test).
    */
   reconnected(at: number): void {
