@@ -19,8 +19,8 @@ export class LookupCache<R extends Sized = Uint8Array> {
   /** key -> serialized reply (without its revision), oldest first (eviction order). */
   private readonly replies = new Map<string, { capability: string; reply: R }>();
   private readonly keysByCapability = new Map<string, Set<string>>();
-  /** The capabilities each agent type declared when last seen, to drop them when they go. */
-  private readonly capabilitiesByType = new Map<string, readonly string[]>();
+  /** The spec each agent type had when last seen and its capability names, to drop their replies when it changes or goes. */
+  private readonly capabilitiesByType = new Map<string, { spec: AgentState["spec"]; names: readonly string[] }>();
   private size = 0;
 
   constructor(private readonly budgetBytes = LOOKUP_CACHE_BYTES) {}
@@ -44,16 +44,28 @@ export class LookupCache<R extends Sized = Uint8Array> {
 
   /** AgentListener: forgets every reply about a capability the agent type had or has now. */
   update(agentType: string, agent: AgentState | undefined): void {
-    const now = agent ? agent.spec.capabilities.map((c) => c.name) : [];
-    for (const capability of [...(this.capabilitiesByType.get(agentType) ?? []), ...now]) {
-      for (const key of this.keysByCapability.get(capability) ?? []) this.drop(key);
+    const before = this.capabilitiesByType.get(agentType);
+    // A changed spec is a new object (the view decodes each record afresh), so the names are
+    // computed only then, not each time an instance joins, leaves or changes status: a cold
+    // start at 100,000 instances called this 100,000 times, for 5 % of its CPU.
+    const now = !agent ? undefined : before?.spec === agent.spec ? before : { spec: agent.spec, names: agent.spec.capabilities.map((c) => c.name) };
+    if (this.replies.size > 0) {
+      if (before) this.forget(before.names);
+      if (now && now !== before) this.forget(now.names);
     }
-    if (agent) this.capabilitiesByType.set(agentType, now);
-    else this.capabilitiesByType.delete(agentType);
+    if (!now) this.capabilitiesByType.delete(agentType);
+    else if (now !== before) this.capabilitiesByType.set(agentType, now);
   }
 
   get bytes(): number {
     return this.size;
+  }
+
+  private forget(capabilities: readonly string[]): void {
+    for (const capability of capabilities) {
+      const keys = this.keysByCapability.get(capability);
+      if (keys) for (const key of keys) this.drop(key);
+    }
   }
 
   private drop(key: string): void {

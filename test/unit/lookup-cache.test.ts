@@ -31,6 +31,25 @@ describe("LookupCache", () => {
     expect(cache.get("new")).toBeUndefined();
   });
 
+  it("drops the replies of an agent type whose instances changed under the same spec", () => {
+    const cache = new LookupCache();
+    const a = agent("a", ["x.one"]);
+    cache.update("a", a);
+    cache.set("k1", "x.one", b("one"));
+    cache.set("k2", "y.other", b("two"));
+    // The view passes the same spec object when only an instance joined, left or changed status.
+    cache.update("a", { ...a, status: a.status });
+    expect(cache.get("k1")).toBeUndefined();
+    expect(cache.get("k2")).toEqual(b("two"));
+    // A new spec that drops the capability: replies about it go, and stay gone once it is removed.
+    cache.set("k1", "x.one", b("three"));
+    cache.update("a", agent("a", ["x.two"]));
+    expect(cache.get("k1")).toBeUndefined();
+    cache.set("k3", "x.one", b("four"));
+    cache.update("a", agent("a", ["x.two"]));
+    expect(cache.get("k3")).toEqual(b("four"));
+  });
+
   it("stays within its budget, dropping the oldest replies first", () => {
     const cache = new LookupCache(10);
     cache.set("a", "c.a", b("12345"));
