@@ -45,6 +45,24 @@ export async function withStack<T>(ctx: Context, scenario: string, body: (stack:
   }
 }
 
+/** Sums the samples of a metric whose labels include every one of `labels`. */
+export function labelled(text: string, name: string, labels: string[]): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}{`) && labels.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+/**
+ * Full mark-compacts the registry has run so far (prom-client's GC metrics). Under a steady
+ * lookup load there should be next to none; a few a second is V8's mark-compact loop that
+ * doubled the CPU per lookup (docs/performance.md, rounds 3 and 4).
+ */
+export function majorGcs(metricsText: string): number {
+  return labelled(metricsText, "nodejs_gc_duration_seconds_count", ['kind="major"']);
+}
+
 /** Sums a metric over its label sets in Prometheus text. */
 export function metricValue(text: string, name: string): number {
   let sum = 0;

@@ -12,7 +12,7 @@ import { sleep } from "../lib/processes.js";
 import { fmt, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import type { FleetShape } from "../lib/specs.js";
 import type { Summary } from "../lib/stats.js";
-import { metricValue, withStack } from "../lib/stack.js";
+import { labelled, metricValue, withStack } from "../lib/stack.js";
 import { IN_FLIGHT } from "./lookup.js";
 
 const MISSED = 3;
@@ -44,15 +44,6 @@ function registryInside(before: string, after: string): { loopP99Ms: number; loo
     gcMs: ms(metricValue(after, "nodejs_gc_duration_seconds_sum") - metricValue(before, "nodejs_gc_duration_seconds_sum")),
     gcCount: metricValue(after, "nodejs_gc_duration_seconds_count") - metricValue(before, "nodejs_gc_duration_seconds_count"),
   };
-}
-
-/** Sums the samples of a metric whose labels include every one of `labels`. */
-function labelled(text: string, name: string, labels: string[]): number {
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith(`${name}{`) && labels.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return sum;
 }
 
 type KvBaseline = { sent: number; errors: number; rate: number; latencyMs: Summary };

@@ -9,11 +9,12 @@ import { CpuMeter } from "../lib/proc.js";
 import type { RegistryProc } from "../lib/processes.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import type { FleetShape } from "../lib/specs.js";
-import { withStack } from "../lib/stack.js";
+import { majorGcs, withStack } from "../lib/stack.js";
 import type { LoopResult } from "../lib/load/closed-loop.js";
 import { combine, IN_FLIGHT } from "./lookup.js";
 
-type Replica = { types: number; shape: FleetShape; subject: string; reg: RegistryProc; results: Array<LoopResult & { cpu: number }> };
+type Round = LoopResult & { cpu: number; majorGcs: number };
+type Replica = { types: number; shape: FleetShape; subject: string; reg: RegistryProc; results: Round[] };
 
 export const lookupScalingScenario: Scenario = {
   name: "lookup-scaling",
@@ -38,17 +39,23 @@ export const lookupScalingScenario: Scenario = {
         ctx.log(`${fmt(types)} agent types registered (${fmt(seeded.rate)}/s)`);
         replicas.push({ types, shape, subject: `${prefix}.lookup`, reg, results: [] });
       }
-      const measure = async (r: Replica, ms: number) => {
+      const measure = async (r: Replica, ms: number): Promise<Round> => {
+        const gcsBefore = majorGcs(await r.reg.metrics());
         const cpu = new CpuMeter(r.reg.pid);
         const res = await load.call<LoopResult>("lookups", { shape: r.shape, subject: r.subject, concurrency: IN_FLIGHT, durationMs: ms });
-        return { ...res, cpu: cpu.read().cores };
+        const cores = cpu.read().cores;
+        return { ...res, cpu: cores, majorGcs: majorGcs(await r.reg.metrics()) - gcsBefore };
       };
       for (const r of replicas) await measure(r, ctx.quick ? 300 : 2000);
       for (let i = 0; i < rounds; i++) {
         for (const r of replicas) r.results.push(await measure(r, durationMs));
         ctx.log(`round ${i + 1}: ${replicas.map((r) => `${fmt(r.types)}: ${fmt(r.results[i]!.rps)} req/s`).join(", ")}`);
       }
-      const combined = replicas.map((r) => ({ types: r.types, ...combine(r.results) }));
+      const combined = replicas.map((r) => ({
+        types: r.types,
+        ...combine(r.results),
+        majorGcsPerSecond: r.results.reduce((s, x) => s + x.majorGcs, 0) / r.results.reduce((s, x) => s + x.seconds, 0),
+      }));
       for (const c of combined) ctx.check(c.count > 0 && c.errors === 0, `lookups at ${c.types} agent types failed or got no answer`);
       const smallest = combined[0]!;
       const largest = combined[combined.length - 1]!;
@@ -70,7 +77,11 @@ export const lookupScalingScenario: Scenario = {
             pass: share >= 0.8 && share <= 1.2,
           },
         ],
-        notes: combined.map((c) => `${fmt(c.types)} agent types: ${fmt(c.rps)} req/s, p50 ${c.p50.toFixed(2)} ms, p99 ${c.p99.toFixed(2)} ms, registry CPU ${(c.cpu * 100).toFixed(0)}% of a core`),
+        notes: combined.map(
+          (c) =>
+            `${fmt(c.types)} agent types: ${fmt(c.rps)} req/s, p50 ${c.p50.toFixed(2)} ms, p99 ${c.p99.toFixed(2)} ms, registry CPU ${(c.cpu * 100).toFixed(0)}% of a core ` +
+            `(${((c.cpu / c.rps) * 1e6).toFixed(1)} µs per lookup), ${c.majorGcsPerSecond.toFixed(1)} full mark-compacts a second`,
+        ),
         details: { sizes: combined, rounds: replicas.map((r) => ({ types: r.types, results: r.results })) },
       };
     });

@@ -9,7 +9,7 @@ import { startBareResponder } from "../lib/processes.js";
 import { CpuMeter } from "../lib/proc.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import type { FleetShape } from "../lib/specs.js";
-import { withStack } from "../lib/stack.js";
+import { majorGcs, withStack } from "../lib/stack.js";
 import type { LoopResult } from "../lib/load/closed-loop.js";
 
 export const IN_FLIGHT = 64;
@@ -64,9 +64,12 @@ export const lookupScenario: Scenario = {
         await measure("registry.lookup", reg.pid, ctx.quick ? 500 : 2000);
         const base: Array<LoopResult & { cpu: number }> = [];
         const look: Array<LoopResult & { cpu: number }> = [];
+        let lookupGcs = 0;
         for (let i = 0; i < rounds; i++) {
           base.push(await measure(BARE_SUBJECT, bare.pid, durationMs));
+          const gcsBefore = majorGcs(await reg.metrics());
           look.push(await measure("registry.lookup", reg.pid, durationMs));
+          lookupGcs += majorGcs(await reg.metrics()) - gcsBefore;
           ctx.log(`round ${i + 1}: baseline ${fmt(base[i]!.rps)} req/s, lookup ${fmt(look[i]!.rps)} req/s`);
         }
         const b = combine(base);
@@ -92,7 +95,11 @@ export const lookupScenario: Scenario = {
               pass: p99Ratio <= 1.5,
             },
           ],
-          details: { shape, replyBytes: sample, baseline: b, lookup: l, rounds: { baseline: base, lookup: look }, registryCpuCores: l.cpu, responderCpuCores: b.cpu },
+          notes: [
+            `CPU per request: registry ${((l.cpu / l.rps) * 1e6).toFixed(1)} µs, bare responder ${((b.cpu / b.rps) * 1e6).toFixed(1)} µs; ` +
+              `the registry ran ${(lookupGcs / (l.count / l.rps)).toFixed(1)} full mark-compacts a second during its rounds`,
+          ],
+          details: { shape, replyBytes: sample, baseline: b, lookup: l, rounds: { baseline: base, lookup: look }, registryCpuCores: l.cpu, responderCpuCores: b.cpu, lookupMajorGcs: lookupGcs },
         };
       } finally {
         await bare.stop();
