@@ -86,6 +86,8 @@ describe("self-preservation", () => {
       // Evictions resume: a few silent instances (under the ratio) are evicted as usual.
       for (const id of ids.slice(0, 2)) f.beating.delete(id);
       await waitFor(() => live(f.reg) === FLEET - 2, { timeoutMs: WINDOW + 3000, message: "evictions resumed" });
+      // The view applies a tombstone before the lease holder's event about it is stored.
+      await waitFor(async () => (await evictions(f)).length >= 2, { timeoutMs: 5000, message: "evictions stored" });
       expect((await evictions(f)).map((e) => e.event.data.instance_id).sort()).toEqual(["i0", "i1"]);
       expect(await preserving(f.reg)).toBe(0);
       console.log(`self-preservation: paused ${pausedAfter} ms after ${SILENT}/${FLEET} went silent (window ${WINDOW} ms); cleared ${clearedAfter} ms after heartbeats resumed`);
