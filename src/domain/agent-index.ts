@@ -8,33 +8,7 @@
  * show them during retention); callers filter on status and visibility.
  */
 import type { AgentState } from "./model.js";
-
-const EMPTY: ReadonlySet<string> = new Set<string>();
-
-/** A key -> set of agent types map that drops a key when its last agent leaves. */
-class SetIndex {
-  private readonly sets = new Map<string, Set<string>>();
-
-  add(key: string, agentType: string): void {
-    let set = this.sets.get(key);
-    if (!set) {
-      set = new Set();
-      this.sets.set(key, set);
-    }
-    set.add(agentType);
-  }
-
-  delete(key: string, agentType: string): void {
-    const set = this.sets.get(key);
-    if (!set) return;
-    set.delete(agentType);
-    if (set.size === 0) this.sets.delete(key);
-  }
-
-  get(key: string): ReadonlySet<string> {
-    return this.sets.get(key) ?? EMPTY;
-  }
-}
+import { SetIndex } from "./set-index.js";
 
 /** The index keys one agent contributes, computed from its state alone so removal mirrors insertion. */
 type AgentKeys = {

@@ -4,31 +4,30 @@
  * type (PROTOCOL.md section 3) checks the second.
  */
 import type { AgentSpec } from "./spec.js";
-
-const EMPTY: ReadonlySet<string> = new Set();
+import { SetIndex } from "./set-index.js";
 
 export class CapabilityIndex {
   /** capability name -> agent types declaring it. */
-  private readonly byCapability = new Map<string, Set<string>>();
+  private readonly byCapability = new SetIndex();
   /** nats_subject -> agent types consuming it. */
-  private readonly bySubject = new Map<string, Set<string>>();
+  private readonly bySubject = new SetIndex();
 
   add(agentType: string, spec: AgentSpec): void {
-    for (const c of spec.capabilities) setOf(this.byCapability, c.name).add(agentType);
-    setOf(this.bySubject, spec.nats_subject).add(agentType);
+    for (const c of spec.capabilities) this.byCapability.add(c.name, agentType);
+    this.bySubject.add(spec.nats_subject, agentType);
   }
 
   remove(agentType: string, spec: AgentSpec): void {
-    for (const c of spec.capabilities) removeFrom(this.byCapability, c.name, agentType);
-    removeFrom(this.bySubject, spec.nats_subject, agentType);
+    for (const c of spec.capabilities) this.byCapability.delete(c.name, agentType);
+    this.bySubject.delete(spec.nats_subject, agentType);
   }
 
   providersOf(capability: string): ReadonlySet<string> {
-    return this.byCapability.get(capability) ?? EMPTY;
+    return this.byCapability.get(capability);
   }
 
   consumersOf(natsSubject: string): ReadonlySet<string> {
-    return this.bySubject.get(natsSubject) ?? EMPTY;
+    return this.bySubject.get(natsSubject);
   }
 
   capabilityNames(): IterableIterator<string> {
@@ -39,20 +38,4 @@ export class CapabilityIndex {
     this.byCapability.clear();
     this.bySubject.clear();
   }
-}
-
-function setOf(map: Map<string, Set<string>>, key: string): Set<string> {
-  let s = map.get(key);
-  if (!s) {
-    s = new Set();
-    map.set(key, s);
-  }
-  return s;
-}
-
-function removeFrom(map: Map<string, Set<string>>, key: string, value: string): void {
-  const s = map.get(key);
-  if (!s) return;
-  s.delete(value);
-  if (s.size === 0) map.delete(key);
 }
