@@ -16,7 +16,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The incremental build's bookkeeping stays in the build stage.
+RUN npm run build && rm -f dist/.tsbuildinfo
 
 # ---- production dependencies only, installed apart so dev tools never reach the runtime ----
 FROM ${NODE_IMAGE} AS deps

@@ -1,10 +1,11 @@
-// Flat config: the recommended JS and type-aware-free TypeScript rules, plus the
-// architectural rule of STYLE.md that the domain layer does no I/O.
+// Flat config: the recommended JS and type-aware-free TypeScript rules, plus the layering of
+// STYLE.md: protocol/ imports nothing, domain/ does no I/O, service/ talks to ports (never to
+// an adapter), and the SDK (client/) loads no server code.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/.build/**", "bench/.scratch/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/.build/**", "test/.build/**", "bench/.scratch/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -28,6 +29,37 @@ export default tseslint.config(
         ],
       }],
       "no-restricted-globals": ["error", "setTimeout", "setInterval", "process"],
+    },
+  },
+  {
+    files: ["src/protocol/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ regex: "^(?!\\./)", message: "src/protocol is the wire contract as pure data: it imports only its own files." }],
+      }],
+      "no-restricted-globals": ["error", "setTimeout", "setInterval", "process", "Buffer"],
+    },
+  },
+  {
+    files: ["src/service/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["**/adapters/**", "**/cli/**", "**/client/**", "**/main.js", "**/config.js"], message: "src/service uses the domain's ports; the composition root (main.ts) wires adapters in." },
+          { group: ["@nats-io/*", "prom-client"], message: "src/service does no NATS or metrics I/O of its own: take a port or a hook." },
+        ],
+      }],
+    },
+  },
+  {
+    files: ["src/client/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["**/domain/**", "**/service/**", "**/adapters/**", "**/cli/**", "**/main.js", "**/config.js", "**/version.js"], message: "The SDK imports src/protocol only, never the server." },
+          { group: ["zod", "ajv", "semver", "pino", "prom-client", "yaml"], message: "The SDK stays light: these are the server's dependencies." },
+        ],
+      }],
     },
   },
 );

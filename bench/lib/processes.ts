@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url";
 import {
   findNatsServerBinary,
   natsServerVersion,
-  pickFreePort,
   startNatsServer,
   type NatsServerHandle,
 } from "../../src/adapters/nats/nats-server-process.js";
+import { pickFreePort } from "../../test/harness/ports.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));

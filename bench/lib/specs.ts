@@ -4,7 +4,7 @@
  * replies of the same size at 100 and at 10,000 agent types, so the scaling scenario
  * measures the registry's indexes, not the growth of the answer.
  */
-import { agentSpecSchema, type AgentSpec, type AgentSpecInput } from "../../src/domain/spec.js";
+import { agentSpecSchema, type AgentSpec, type AgentSpecInput } from "../../src/domain/spec/spec.js";
 
 export type FleetShape = { types: number; capsPerType: number; providersPerCap: number };
 

@@ -7,7 +7,7 @@ import { CONFIG_VARIABLES } from "../config.js";
 import { connect, type ConnectOptions } from "../client/connection.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, permissionDenied } from "../client/errors.js";
 import { RegistryClient } from "../client/registry-client.js";
-import { TENANT_RE } from "../domain/spec.js";
+import { TENANT_RE } from "../protocol/ids.js";
 import { colorEnabled, colors, type Colors } from "./table.js";
 
 /** Exit codes, documented in the top-level help. */
@@ -178,12 +178,24 @@ export function describeFailure(e: unknown): { code: ExitCode; lines: string[] }
     return { code: ExitCode.Unreachable, lines: [`error: ${e.message}`] };
   }
   if (e instanceof RegistryClientError) {
-    const lines = [`error: ${e.code}: ${e.message}`, ...e.issues.map((i) => `  ${i.path || "(root)"}: ${i.message}`)];
+    const lines = [`error: ${e.code}: ${withoutFirstIssue(e.message, e.issues[0])}`, ...e.issues.map((i) => `  ${i.path || "(root)"}: ${i.message}`)];
     return { code: e.status === 404 ? ExitCode.NotFound : ExitCode.Error, lines };
   }
   const denied = permissionDenied(e);
   if (denied) return { code: ExitCode.Error, lines: [`error: ${denied.message}`] };
   return { code: ExitCode.Error, lines: [`error: ${e instanceof Error ? e.message : String(e)}`] };
+}
+
+/**
+ * The registry's message names the first issue (`spec is invalid: a.b: bad (and 2 more)`), and
+ * the issues follow one a line: printed as they come, the first problem appeared twice.
+ */
+function withoutFirstIssue(message: string, first: { path: string; message: string } | undefined): string {
+  if (!first) return message;
+  const named = `: ${first.path || "(body)"}: ${first.message}`;
+  const at = message.indexOf(named);
+  if (at < 0 || !/^( \(and \d+ more\))?$/.test(message.slice(at + named.length))) return message;
+  return message.slice(0, at);
 }
 
 // ---- small helpers for command options ----

@@ -43,7 +43,7 @@ export function mainHelp(commands: readonly Command[], version: string): string 
     `  ${"serve".padEnd(width)}  run the registry service (see ${BIN} serve --help)`,
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Common options (every command but serve and validate):",
+    "Common options (every command but serve; validate works offline and uses only --json):",
     ...optionLines(COMMON_OPTIONS),
     "",
     "Examples:",

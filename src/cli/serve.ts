@@ -67,6 +67,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   try {
     await registry.start();
   } catch (e) {
+    // A signal during the start (still waiting for NATS, say) is a normal stop, not a failure.
+    if (signalled) {
+      await registry.stopped;
+      return 0;
+    }
     process.stderr.write(`error: the registry could not start: ${(e as Error).message}\n`);
     return 1;
   }

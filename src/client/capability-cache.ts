@@ -107,7 +107,7 @@ export class CapabilityCache {
       // Passing the newest revision seen means a lagging replica cannot move the cache back in time.
       const minRevision = Math.max(this.#revision, this.#wantRevision);
       try {
-        const reply = await this.#client.capabilities(
+        const reply = await this.#client.capabilitiesAll(
           this.#opts.status ? { status: this.#opts.status } : {},
           minRevision > 0 ? { minRevision } : {},
         );

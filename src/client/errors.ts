@@ -1,15 +1,15 @@
 /**
  * Typed errors of the SDK: one class per code of the registry's error catalogue, so callers
  * can `instanceof` instead of comparing strings, plus the two ways a request can fail without
- * an answer (timeout, nobody listening).
+ * an answer (timeout, nobody listening). The code classes are made by one factory from the
+ * catalogue (src/protocol/errors.ts): a code added there gets its class here.
  */
 import { errors, type Msg } from "@nats-io/nats-core";
-import { ERROR_CATALOGUE, ErrorCode, type ErrorIssue } from "../domain/errors.js";
+import { ERROR_CATALOGUE, ErrorCode, isErrorCode, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER, type ErrorIssue } from "../protocol/errors.js";
 
-export { ErrorCode, type ErrorIssue };
+export { ErrorCode, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER, type ErrorIssue };
 
-export const SERVICE_ERROR_CODE_HEADER = "Nats-Service-Error-Code";
-export const SERVICE_ERROR_HEADER = "Nats-Service-Error";
+export type ReplyErrorOptions = { status?: number; issues?: readonly ErrorIssue[]; cause?: unknown };
 
 /** An error reply of the registry (PROTOCOL.md section 1). */
 export class RegistryClientError extends Error {
@@ -18,7 +18,7 @@ export class RegistryClientError extends Error {
   readonly issues: readonly ErrorIssue[];
 
   constructor(code: ErrorCode, message: string, options: ReplyErrorOptions = {}) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "RegistryClientError";
     this.code = code;
     this.status = options.status ?? ERROR_CATALOGUE[code].status;
@@ -26,90 +26,66 @@ export class RegistryClientError extends Error {
   }
 }
 
-type ReplyErrorOptions = { status?: number; issues?: readonly ErrorIssue[] };
-type Ctor = new (message: string, options?: ReplyErrorOptions) => RegistryClientError;
-
-export class InvalidRequestError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.InvalidRequest, message, options);
-    this.name = "InvalidRequestError";
-  }
-}
-export class InvalidSpecError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.InvalidSpec, message, options);
-    this.name = "InvalidSpecError";
-  }
-}
-export class NotFoundError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.NotFound, message, options);
-    this.name = "NotFoundError";
-  }
-}
-export class UnknownInstanceError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.UnknownInstance, message, options);
-    this.name = "UnknownInstanceError";
-  }
-}
-export class NoRouteError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.NoRoute, message, options);
-    this.name = "NoRouteError";
-  }
-}
-export class ConflictError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.Conflict, message, options);
-    this.name = "ConflictError";
-  }
-}
-export class PayloadTooLargeError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.PayloadTooLarge, message, options);
-    this.name = "PayloadTooLargeError";
-  }
-}
-export class UnavailableError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.Unavailable, message, options);
-    this.name = "UnavailableError";
-  }
-}
-export class StaleViewError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.StaleView, message, options);
-    this.name = "StaleViewError";
-  }
-}
-export class InternalError extends RegistryClientError {
-  constructor(message: string, options?: ReplyErrorOptions) {
-    super(ErrorCode.Internal, message, options);
-    this.name = "InternalError";
-  }
-}
-
-const BY_CODE: Readonly<Record<ErrorCode, Ctor>> = {
-  invalid_request: InvalidRequestError,
-  invalid_spec: InvalidSpecError,
-  not_found: NotFoundError,
-  unknown_instance: UnknownInstanceError,
-  no_route: NoRouteError,
-  conflict: ConflictError,
-  payload_too_large: PayloadTooLargeError,
-  unavailable: UnavailableError,
-  stale_view: StaleViewError,
-  internal: InternalError,
+/** The class of one code: `new NotFoundError(message, options)`, and `instanceof` works. */
+export type CodeErrorClass<C extends ErrorCode> = {
+  new (message: string, options?: ReplyErrorOptions): RegistryClientError & { readonly code: C };
+  readonly code: C;
 };
+
+function codeError<C extends ErrorCode>(code: C, name: string): CodeErrorClass<C> {
+  const cls = class extends RegistryClientError {
+    static readonly code = code;
+    declare readonly code: C;
+    constructor(message: string, options?: ReplyErrorOptions) {
+      super(code, message, options);
+      this.name = name;
+    }
+  };
+  Object.defineProperty(cls, "name", { value: name });
+  return cls;
+}
+
+/** `invalid_request` → `InvalidRequestError`. */
+const className = (code: ErrorCode): string => `${code.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}Error`;
+
+const BY_CODE = Object.fromEntries(
+  (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).map((code) => [code, codeError(code, className(code))]),
+) as { readonly [C in ErrorCode]: CodeErrorClass<C> };
+
+export const InvalidRequestError = BY_CODE.invalid_request;
+export type InvalidRequestError = InstanceType<typeof InvalidRequestError>;
+export const InvalidSpecError = BY_CODE.invalid_spec;
+export type InvalidSpecError = InstanceType<typeof InvalidSpecError>;
+export const NotFoundError = BY_CODE.not_found;
+export type NotFoundError = InstanceType<typeof NotFoundError>;
+export const UnknownInstanceError = BY_CODE.unknown_instance;
+export type UnknownInstanceError = InstanceType<typeof UnknownInstanceError>;
+export const NoRouteError = BY_CODE.no_route;
+export type NoRouteError = InstanceType<typeof NoRouteError>;
+export const ConflictError = BY_CODE.conflict;
+export type ConflictError = InstanceType<typeof ConflictError>;
+export const PayloadTooLargeError = BY_CODE.payload_too_large;
+export type PayloadTooLargeError = InstanceType<typeof PayloadTooLargeError>;
+export const LimitExceededError = BY_CODE.limit_exceeded;
+export type LimitExceededError = InstanceType<typeof LimitExceededError>;
+export const UnavailableError = BY_CODE.unavailable;
+export type UnavailableError = InstanceType<typeof UnavailableError>;
+export const StaleViewError = BY_CODE.stale_view;
+export type StaleViewError = InstanceType<typeof StaleViewError>;
+export const InternalError = BY_CODE.internal;
+export type InternalError = InstanceType<typeof InternalError>;
+
+/** The error class of a code, for callers that hold the code as data. */
+export const errorClassOf = <C extends ErrorCode>(code: C): CodeErrorClass<C> => BY_CODE[code] as CodeErrorClass<C>;
 
 // When the body names no known code (a newer registry, or a reply the framework built), the
 // status alone picks the closest class.
-const BY_STATUS: Readonly<Record<number, Ctor>> = {
+const BY_STATUS: Readonly<Record<number, CodeErrorClass<ErrorCode>>> = {
   400: InvalidRequestError,
   404: NotFoundError,
   409: ConflictError,
   413: PayloadTooLargeError,
+  429: LimitExceededError,
   503: UnavailableError,
 };
 
@@ -118,8 +94,9 @@ export class RegistryTimeoutError extends Error {
   constructor(
     readonly subject: string,
     readonly timeoutMs: number,
+    options?: { cause?: unknown },
   ) {
-    super(`registry did not answer on ${subject} within ${timeoutMs} ms`);
+    super(`registry did not answer on ${subject} within ${timeoutMs} ms`, options);
     this.name = "RegistryTimeoutError";
   }
 }
@@ -129,8 +106,9 @@ export class RegistryUnreachableError extends Error {
   constructor(
     readonly subject: string,
     reason = "no registry is listening",
+    options?: { cause?: unknown },
   ) {
-    super(`${reason} on ${subject}`);
+    super(`${reason} on ${subject}`, options);
     this.name = "RegistryUnreachableError";
   }
 }
@@ -173,8 +151,6 @@ export function isTransient(e: unknown): boolean {
   return e instanceof RegistryClientError && (e.status >= 500 || e.code === ErrorCode.StaleView);
 }
 
-const isCode = (v: unknown): v is ErrorCode => typeof v === "string" && Object.hasOwn(BY_CODE, v);
-
 type ErrorBody = { error: { code?: unknown; message?: unknown; issues?: unknown } };
 const isErrorBody = (v: unknown): v is ErrorBody =>
   typeof v === "object" && v !== null && typeof (v as { error?: unknown }).error === "object" && (v as ErrorBody).error !== null;
@@ -203,7 +179,7 @@ export function decodeReply<T = unknown>(msg: Pick<Msg, "data" | "headers">): T 
     }
   }
   const status = Number.parseInt(headerCode, 10);
-  if (headerCode !== "" || (isErrorBody(body) && isCode(body.error.code))) {
+  if (headerCode !== "" || (isErrorBody(body) && isErrorCode(body.error.code))) {
     throw errorFrom(Number.isFinite(status) ? status : undefined, headerMessage, body);
   }
   if (parseError !== undefined) throw new InternalError(`registry reply is not JSON: ${String(parseError)}`, { status: 500 });
@@ -214,7 +190,7 @@ function errorFrom(status: number | undefined, headerMessage: string, body: unkn
   const err = isErrorBody(body) ? body.error : undefined;
   const message = typeof err?.message === "string" && err.message !== "" ? err.message : headerMessage || "registry error";
   const issues = parseIssues(err?.issues);
-  if (isCode(err?.code)) return new BY_CODE[err.code](message, { issues, ...(status ? { status } : {}) });
+  if (isErrorCode(err?.code)) return new BY_CODE[err.code](message, { issues, ...(status ? { status } : {}) });
   const Cls = (status !== undefined && BY_STATUS[status]) || InternalError;
   return new Cls(message, { issues, ...(status ? { status } : {}) });
 }
@@ -225,10 +201,10 @@ export function requestFailure(e: unknown, subject: string, timeoutMs: number): 
   if (denied) return denied;
   const cause = e instanceof errors.RequestError && e.cause !== undefined ? e.cause : e;
   if (cause instanceof errors.NoRespondersError || (e instanceof errors.RequestError && e.isNoResponders())) {
-    return new RegistryUnreachableError(subject);
+    return new RegistryUnreachableError(subject, undefined, { cause: e });
   }
-  if (cause instanceof errors.TimeoutError) return new RegistryTimeoutError(subject, timeoutMs);
-  if (cause instanceof errors.ClosedConnectionError) return new RegistryUnreachableError(subject, "the NATS connection is closed");
-  if (cause instanceof errors.DrainingConnectionError) return new RegistryUnreachableError(subject, "the NATS connection is draining");
+  if (cause instanceof errors.TimeoutError) return new RegistryTimeoutError(subject, timeoutMs, { cause: e });
+  if (cause instanceof errors.ClosedConnectionError) return new RegistryUnreachableError(subject, "the NATS connection is closed", { cause: e });
+  if (cause instanceof errors.DrainingConnectionError) return new RegistryUnreachableError(subject, "the NATS connection is draining", { cause: e });
   return e;
 }

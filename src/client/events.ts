@@ -5,7 +5,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { JetStreamApiError, JetStreamApiCodes, jetstream, type OrderedConsumerOptions } from "@nats-io/jetstream";
-import { EVENT_TYPES, subjects, type EventType } from "../adapters/nats/subjects.js";
+import { EVENT_TYPES, EventType, STORED_EVENT_TYPES } from "../protocol/events.js";
+import { subjects } from "../protocol/subjects.js";
 import { permissionDenied } from "./errors.js";
 import type { RegistryEvent } from "./types.js";
 
@@ -52,7 +53,7 @@ export function startPolicy(since: WatchEventsOptions["since"], now = Date.now()
   return { deliver_policy: "by_start_time", opt_start_time: at.toISOString() };
 }
 
-const STORED_TYPES = EVENT_TYPES.filter((t) => t !== "registry.agent.heartbeat");
+const STORED_TYPES = STORED_EVENT_TYPES;
 
 /** Full event type names of stored events from what a user typed; throws on unknown ones. */
 export function resolveEventTypes(types: readonly string[]): EventType[] {
@@ -61,7 +62,7 @@ export function resolveEventTypes(types: readonly string[]): EventType[] {
     const found = EVENT_TYPES.find((e) => e === full);
     if (!found) throw new Error(`unknown event type "${t}"; known: ${STORED_TYPES.join(", ")}`);
     // Heartbeats are core NATS only (PROTOCOL.md section 5): a stream filter on them would wait forever.
-    if (found === "registry.agent.heartbeat") throw new Error(`${t} events are not stored; subscribe to <prefix>.agent.heartbeat.> instead`);
+    if (found === EventType.AgentHeartbeat) throw new Error(`${t} events are not stored; subscribe to <prefix>.agent.heartbeat.> instead`);
     return found;
   });
 }

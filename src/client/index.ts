@@ -9,6 +9,7 @@ export {
   InternalError,
   InvalidRequestError,
   InvalidSpecError,
+  LimitExceededError,
   isTransient,
   NoRouteError,
   NotFoundError,

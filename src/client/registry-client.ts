@@ -4,8 +4,8 @@
  * (errors.ts). Subjects are built by the same module the service uses.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { subjects, type QueryOp, type Subjects } from "../adapters/nats/subjects.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../domain/spec.js";
+import { subjects, type QueryOp, type Subjects } from "../protocol/subjects.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../protocol/ids.js";
 import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure } from "./errors.js";
 import type {
   AgentView,
@@ -114,13 +114,8 @@ export class RegistryClient {
   }
 
   /** Every page of `list`, fetched lazily as the caller iterates. */
-  async *listPages(req: ListRequest = {}, opts?: QueryOptions): AsyncGenerator<ListReply, void, undefined> {
-    let cursor = req.cursor;
-    do {
-      const page = await this.list(cursor === undefined ? req : { ...req, cursor }, opts);
-      yield page;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor !== undefined);
+  listPages(req: ListRequest = {}, opts?: QueryOptions): AsyncGenerator<ListReply, void, undefined> {
+    return this.#pages<ListReply>("list", req, opts);
   }
 
   /** Every agent of `list`, page after page. */
@@ -128,9 +123,17 @@ export class RegistryClient {
     for await (const page of this.listPages(req, opts)) yield* page.agents;
   }
 
-  /** The capability projection a coordinator plans with. */
+  /**
+   * One page of the capability projection a coordinator plans with (the whole projection
+   * when it fits one reply; `next_cursor` says when it does not).
+   */
   capabilities(req: CapabilitiesRequest = {}, opts?: QueryOptions): Promise<CapabilitiesReply> {
     return this.#query("capabilities", req, opts);
+  }
+
+  /** The whole capability projection, page after page, as one reply (the last page's revision). */
+  capabilitiesAll(req: CapabilitiesRequest = {}, opts?: QueryOptions): Promise<CapabilitiesReply> {
+    return this.#collect<CapabilitiesReply, "capabilities">("capabilities", "capabilities", req, opts);
   }
 
   /** The best ready agent for a skill/tags/runtime; throws NoRouteError when none scores. */
@@ -138,17 +141,76 @@ export class RegistryClient {
     return this.#query("route", req, opts);
   }
 
-  /** Agents by exactly one of skill, tag or name. */
+  /** Agents by exactly one of skill, tag or name (one page; `findAll` follows the cursor). */
   find(req: FindRequest, opts?: QueryOptions): Promise<FindReply> {
     return this.#query("find", req, opts);
+  }
+
+  findAll(req: FindRequest, opts?: QueryOptions): Promise<FindReply> {
+    return this.#collect<FindReply, "agents">("find", "agents", req, opts);
   }
 
   search(req: SearchRequest | string, opts?: QueryOptions): Promise<SearchReply> {
     return this.#query("search", typeof req === "string" ? { query: req } : req, opts);
   }
 
+  /** One page of `discover`; `discoverAll` follows the cursor. */
   discover(req: DiscoverRequest = {}, opts?: QueryOptions): Promise<DiscoverReply> {
     return this.#query("discover", req, opts);
+  }
+
+  discoverAll(req: DiscoverRequest = {}, opts?: QueryOptions): Promise<DiscoverReply> {
+    return this.#collect<DiscoverReply, "agents">("discover", "agents", req, opts);
+  }
+
+  /** Every provider of a capability, best first, following the cursor when they fill more than one reply. */
+  lookupAll(req: LookupRequest | string, opts?: QueryOptions): Promise<LookupReply> {
+    return this.#collect<LookupReply, "providers">("lookup", "providers", typeof req === "string" ? { capability: req } : req, opts);
+  }
+
+  /** One agent type with every instance, following `instances_next_cursor` when they fill more than one reply. */
+  async getAll(agentType: string, opts?: QueryOptions): Promise<GetReply> {
+    const first = await this.#query<GetReply>("get", { agent_type: agentType }, opts);
+    let cursor = first.agent.instances_next_cursor;
+    let minRevision = first.revision;
+    while (cursor !== null) {
+      const next = await this.#query<GetReply>("get", { agent_type: agentType, instances_cursor: cursor }, { ...opts, minRevision });
+      first.agent.instances.push(...next.agent.instances);
+      cursor = next.agent.instances_next_cursor;
+      minRevision = Math.max(minRevision, next.revision);
+    }
+    first.agent.instances_next_cursor = null;
+    return first;
+  }
+
+  /**
+   * Every page of a paged query. Each page asks for at least the revision of the one before,
+   * so a lagging replica never answers a later page from an older view; pages are not one
+   * snapshot, though: what changes between two requests shows in the later page.
+   */
+  async *#pages<R extends { next_cursor: string | null; revision: number }>(op: QueryOp, req: object & { cursor?: string }, opts: QueryOptions = {}): AsyncGenerator<R, void, undefined> {
+    let cursor = req.cursor;
+    let minRevision = opts.minRevision;
+    do {
+      const page = await this.#query<R>(op, cursor === undefined ? req : { ...req, cursor }, { ...opts, ...(minRevision !== undefined ? { minRevision } : {}) });
+      yield page;
+      cursor = page.next_cursor ?? undefined;
+      minRevision = Math.max(minRevision ?? 0, page.revision);
+    } while (cursor !== undefined);
+  }
+
+  /** The pages of a query as one reply: the lists joined, the last page's revision. */
+  async #collect<R extends { next_cursor: string | null; revision: number }, K extends keyof R>(op: QueryOp, key: K, req: object, opts?: QueryOptions): Promise<R> {
+    let merged: R | undefined;
+    for await (const page of this.#pages<R>(op, req, opts)) {
+      if (merged === undefined) merged = page;
+      else {
+        (merged[key] as unknown[]).push(...(page[key] as unknown[]));
+        merged.revision = page.revision;
+      }
+    }
+    merged!.next_cursor = null;
+    return merged!;
   }
 
   // ---- writes ----

@@ -3,9 +3,22 @@
  * The JetStream KV adapter implements them, and so does an in-memory double that unit tests
  * use; the same contract tests run against both (test/unit/store-contract.ts).
  */
-import type { StoreEntry } from "./view.js";
 
-export type { StoreEntry };
+/**
+ * The clock port: epoch milliseconds on the clock of the machine the code runs on. Time comes
+ * in through it (or as an argument), so tests can pass a manual clock.
+ */
+export type Clock = { now(): number };
+
+/** One key's state at one revision, as the store reports it; DEL and PURGE are markers. */
+export type StoreEntry = {
+  readonly key: string;
+  readonly revision: number;
+  readonly operation: "PUT" | "DEL" | "PURGE";
+  readonly value: Uint8Array;
+  /** When the store accepted the write (ms); the time of derived events. */
+  readonly created: number;
+};
 
 export type StoreWatch = AsyncIterable<StoreEntry> & { stop(): void };
 
@@ -30,11 +43,27 @@ export interface StoreWriter {
 
 export type Store = StoreReader & StoreWriter;
 
+/** The values a store keeps per key (a KV bucket's `history`), for rebuilding an earlier state. */
+export interface StoreHistory {
+  /** Values kept per key; 1 means only the current one. */
+  readonly historyDepth: number;
+  /** The values of a key the store still keeps, oldest first (at most historyDepth). */
+  history(key: string): Promise<StoreEntry[]>;
+}
+
 /** A compare-and-set lost: someone wrote the key since it was read. */
 export class StoreConflictError extends Error {
   constructor(readonly key: string, cause?: unknown) {
     super(`write conflict on ${key}`, cause === undefined ? undefined : { cause });
     this.name = "StoreConflictError";
+  }
+}
+
+/** The store refused the write because it is full (its max_bytes); nothing was written. */
+export class StoreFullError extends Error {
+  constructor(readonly key: string, cause?: unknown) {
+    super(`the store is full: write of ${key} refused`, cause === undefined ? undefined : { cause });
+    this.name = "StoreFullError";
   }
 }
 

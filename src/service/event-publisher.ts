@@ -5,10 +5,17 @@
  * over, it reads the position of the last stored event and publishes what follows it, so
  * events of a publisher that died mid-way are neither lost nor repeated (and the stream's
  * deduplication by id covers the overlap of two publishers during a lease handover).
+ *
+ * It also builds the events no store transition causes: alerts (stored, with an id of their
+ * own) and heartbeat events (core NATS only, never stored).
  */
-import type { StoreEvent, CloudEvent } from "../domain/events.js";
-import { eventId, storeEventToCloudEvent } from "../domain/events.js";
+import type { StoreEvent, CloudEvent } from "../domain/view/events.js";
+import { eventId, storeEventToCloudEvent } from "../domain/view/events.js";
+import { EventType, toCloudEvent, type HeartbeatData, type SelfPreservationData } from "../protocol/events.js";
+import type { InstanceStatus } from "../protocol/states.js";
+import type { Subjects } from "../protocol/subjects.js";
 import type { Logger } from "./logger.js";
+import { guardedInterval } from "./guarded.js";
 
 export type EventSink = {
   /**
@@ -39,25 +46,64 @@ export class EventPublisher {
   private pruneTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private dropped = 0;
+  /** Revision of the first event dropped from the backlog unstored, if any (never reset). */
+  private firstDropped: number | null = null;
   private window = 1;
 
   constructor(
     private readonly deps: {
       sink: EventSink;
-      subjectOf: (e: StoreEvent) => string;
+      subjects: Pick<Subjects, "event" | "alert">;
       log: Logger;
       now: () => number;
+      /** Publishes on core NATS (heartbeat events); absent: heartbeat events are off. */
+      announce?: (subject: string, event: CloudEvent) => void;
+      /** This replica's name: alerts' ids are built from it, as no store revision caused them. */
+      replica?: string;
       hooks?: PublisherHooks;
     },
   ) {}
 
+  /** A heartbeat event (PROTOCOL.md section 5): core NATS only, so a lost one is never missed. */
+  heartbeat(agentType: string, instanceId: string, status: InstanceStatus, activeTasks: number | undefined): void {
+    if (!this.deps.announce) return;
+    const now = this.deps.now();
+    const data: HeartbeatData = { agent_type: agentType, instance_id: instanceId, status, active_tasks: activeTasks ?? null };
+    const event = toCloudEvent(EventType.AgentHeartbeat, `hb-${agentType}-${instanceId}-${now}`, agentType, data, now);
+    this.deps.announce(this.deps.subjects.event(EventType.AgentHeartbeat, agentType), event);
+  }
+
+  /** The self-preservation alert, stored; a failure is logged (the metric still says it). */
+  async selfPreservationAlert(data: SelfPreservationData): Promise<void> {
+    const now = this.deps.now();
+    const type = EventType.SelfPreservationAlert;
+    const event = toCloudEvent(type, `alert-${this.deps.replica ?? "registry"}-${now}`, "self_preservation", data, now);
+    try {
+      await this.deps.sink.publish(this.deps.subjects.alert(type), event, null);
+    } catch (err) {
+      this.deps.log.warn({ err }, "could not publish the self-preservation alert");
+    }
+  }
+
   start(): void {
-    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-    this.pruneTimer.unref();
+    this.pruneTimer = guardedInterval(this.deps.log, "event backlog prune", () => this.prune(), PRUNE_EVERY_MS);
   }
 
   get backlog(): number {
     return this.pending.length;
+  }
+
+  /**
+   * A store revision through which every derived event is stored, given `applied`, the
+   * revision the view has applied now; null while any is still pending. The feed enqueues an
+   * entry's events synchronously as the view applies it, and an event leaves the backlog only
+   * once stored (a publish answered, or the stream's last position at or past it), so an empty
+   * backlog at this moment covers every entry up to `applied`; an event dropped over the bound
+   * was never stored, so the revision stays below it.
+   */
+  storedThrough(applied: number): number | null {
+    if (this.pending.length > 0) return null;
+    return this.firstDropped === null ? applied : Math.min(applied, this.firstDropped - 1);
   }
 
   /** Derived events, in store order. */
@@ -65,6 +111,8 @@ export class EventPublisher {
     this.pending.push(...events);
     if (this.pending.length > MAX_PENDING) {
       const excess = this.pending.length - MAX_PENDING;
+      const first = this.pending[0]!.revision;
+      if (this.firstDropped === null || first < this.firstDropped) this.firstDropped = first;
       this.pending.splice(0, excess);
       this.dropped += excess;
       this.deps.log.warn({ dropped: this.dropped }, "event backlog over its bound; oldest unpublished events dropped");
@@ -98,10 +146,18 @@ export class EventPublisher {
 
   private pump(): void {
     if (this.pumping || this.stopped) return;
-    this.pumping = this.drain().finally(() => {
-      this.pumping = null;
-      if (this.leader && this.pending.length > 0 && !this.stopped) this.pump();
-    });
+    // drain() catches publish failures; anything else it throws is logged, never left
+    // unhandled (that would end the process), and not retried in a loop: the next change pumps.
+    let failed = false;
+    this.pumping = this.drain()
+      .catch((err: unknown) => {
+        failed = true;
+        this.deps.log.error({ err, backlog: this.pending.length }, "event publishing failed; it resumes with the next change");
+      })
+      .finally(() => {
+        this.pumping = null;
+        if (!failed && this.leader && this.pending.length > 0 && !this.stopped) this.pump();
+      });
   }
 
   /**
@@ -119,7 +175,7 @@ export class EventPublisher {
       const batch = this.pending.slice(0, this.window);
       const results = await Promise.allSettled(
         batch.map((e, i) =>
-          this.deps.sink.publish(this.deps.subjectOf(e), storeEventToCloudEvent(e), { revision: e.revision, index: e.index }, i === 0 ? undefined : eventId(batch[i - 1]!.revision, batch[i - 1]!.index)),
+          this.deps.sink.publish(this.deps.subjects.event(e.type, e.subject), storeEventToCloudEvent(e), { revision: e.revision, index: e.index }, i === 0 ? undefined : eventId(batch[i - 1]!.revision, batch[i - 1]!.index)),
         ),
       );
       let done = 0;

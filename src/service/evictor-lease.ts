@@ -5,11 +5,21 @@
  * steps down when it could not renew for most of a period. A brief overlap is harmless:
  * evictions are compare-and-set writes (exactly once regardless), and events are deduplicated
  * by id in the stream.
+ *
+ * The lease value also carries `published_through`, a store revision through which every
+ * event is known to be stored (the holder is the only publisher). A start recovers unstored
+ * events only after it (docs/protocol.md section 8), so a restart of a fleet that only
+ * heartbeated since its last event reads no key history. It lives in the lease value rather
+ * than a key of its own: renewals already write it (no extra write), replicas of an older
+ * version ignore the extra field, and a graceful release writes it once more before deleting
+ * the key, whose delete marker leaves that value in the key's kept history (a KV delete is
+ * not a purge), where the next start reads it. Recovery needs a history of 2 or more anyway.
  */
-import { StoreConflictError, type StoreEntry, type StoreWriter } from "../domain/ports.js";
-import { LEASE_KEY } from "../domain/records.js";
+import { StoreConflictError, type StoreEntry, type StoreHistory, type StoreWriter } from "../domain/ports.js";
+import { LEASE_KEY } from "../domain/view/records.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
+import { guarded, guardedInterval } from "./guarded.js";
 
 export type LeaseListener = { onAcquired(since: number): void; onLost(reason: string): void };
 
@@ -21,6 +31,8 @@ export class EvictorLease {
   private seen: { revision: number; holder: string | null; at: number } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
+  /** Last watermark known to this replica: it stays true, so a renewal may repeat it. */
+  private watermark: number | null = null;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
@@ -32,6 +44,11 @@ export class EvictorLease {
       holder: string;
       leaseMs: number;
       listener: LeaseListener;
+      /**
+       * A revision through which every event is stored, or null when not known now (called
+       * synchronously when the lease value is built; see published_through above).
+       */
+      publishedThrough?: () => number | null;
     },
   ) {}
 
@@ -50,9 +67,8 @@ export class EvictorLease {
 
   start(): void {
     const period = Math.max(50, Math.floor(this.deps.leaseMs / 3));
-    this.timer = setInterval(() => void this.tick(), period);
-    this.timer.unref();
-    void this.tick();
+    this.timer = guardedInterval(this.deps.log, "lease tick", () => this.tick(), period);
+    guarded(this.deps.log, "lease tick", () => this.tick())();
   }
 
   /** Lease entries from the bucket watch. */
@@ -66,17 +82,21 @@ export class EvictorLease {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    if (this.leader) this.stepDown("stopping");
+    if (this.leader) this.stepDown("stopping", { routine: true });
   }
 
   /** Gives the lease up at once (graceful shutdown) so another replica need not wait a period. */
   async release(): Promise<void> {
     const seen = this.seen;
     const wasLeader = this.leader;
+    // Read while still leading: stepping down stops the publisher.
+    this.noteWatermark();
     await this.stop();
     if (!wasLeader || !seen) return;
     try {
-      await this.deps.store.remove(LEASE_KEY, seen.revision);
+      // The final watermark, kept in the key's history once the delete below lands.
+      const revision = await this.write(seen.revision);
+      await this.deps.store.remove(LEASE_KEY, revision);
     } catch {
       // Someone already holds it, or the store is away: the lease expires by itself.
     }
@@ -127,16 +147,26 @@ export class EvictorLease {
     }
   }
 
-  private stepDown(reason: string): void {
+  /** `routine`: this replica chose to stop (shutdown), which is worth an info line, not a warning. */
+  private stepDown(reason: string, opts: { routine?: boolean } = {}): void {
     if (!this.leader) return;
     this.leader = false;
-    this.deps.log.warn({ reason }, "gave up the evictor lease");
+    if (opts.routine) this.deps.log.info({ reason }, "gave up the evictor lease");
+    else this.deps.log.warn({ reason }, "gave up the evictor lease");
     this.deps.listener.onLost(reason);
   }
 
   private write(expectedRevision: number): Promise<number> {
-    const value = this.encoder.encode(JSON.stringify({ holder: this.deps.holder, renewed_at: this.deps.clock.now() }));
-    return this.deps.store.write(LEASE_KEY, value, expectedRevision);
+    this.noteWatermark();
+    const record: LeaseRecord = { holder: this.deps.holder, renewed_at: this.deps.clock.now() };
+    if (this.watermark !== null) record.published_through = this.watermark;
+    return this.deps.store.write(LEASE_KEY, this.encoder.encode(JSON.stringify(record)), expectedRevision);
+  }
+
+  private noteWatermark(): void {
+    // Replaced, not maxed: a lower one only comes after the store went back (view-feed reload).
+    const now = this.deps.publishedThrough?.() ?? null;
+    if (now !== null) this.watermark = now;
   }
 
   private decodeHolder(bytes: Uint8Array): string | null {
@@ -147,4 +177,27 @@ export class EvictorLease {
       return null;
     }
   }
+}
+
+type LeaseRecord = { holder: string; renewed_at: number; published_through?: number };
+
+/**
+ * The highest `published_through` among the lease values the bucket keeps (its history holds
+ * the last ones even after a release deleted the key), or null: none kept, or only values of
+ * a version that did not write it. A value that does not parse is skipped.
+ */
+export async function readPublishedThrough(store: StoreHistory): Promise<number | null> {
+  const decoder = new TextDecoder();
+  let best: number | null = null;
+  for (const e of await store.history(LEASE_KEY)) {
+    if (e.operation !== "PUT") continue;
+    let mark: unknown;
+    try {
+      mark = (JSON.parse(decoder.decode(e.value)) as { published_through?: unknown }).published_through;
+    } catch {
+      continue;
+    }
+    if (typeof mark === "number" && Number.isSafeInteger(mark) && mark >= 0 && (best === null || mark > best)) best = mark;
+  }
+  return best;
 }

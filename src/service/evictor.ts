@@ -1,18 +1,22 @@
 /**
  * Evicts instances whose deadline passed (domain/liveness.ts), on the replica that holds the
- * evictor lease. An eviction is a compare-and-set of the instance's tombstone against the
+ * evictor lease. Every time it compares is on one clock, the one its view stamps `observed_at`
+ * with (main.ts passes the same clock to both): never another replica's `last_heartbeat`. An eviction is a compare-and-set of the instance's tombstone against the
  * revision the view saw: a heartbeat that lands first makes it fail, so an instance is never
  * evicted after it heartbeated, and two replicas can never both evict it. Evictions run with
  * bounded concurrency so a mass expiry stays within the 1 s lateness target.
- * It also sweeps what outlived the retention period: tombstones and deregistered agent types.
+ * It also sweeps what outlived the retention period: tombstones and deregistered agent types,
+ * and with them the nats_subject claims (claim-sweep.ts).
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/records.js";
-import { evictionDeadline, planEvictionsWithNext, type LivenessPolicy } from "../domain/liveness.js";
-import { AgentStatus, type InstanceState } from "../domain/model.js";
-import type { RegistryView } from "../domain/view.js";
+import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/view/records.js";
+import { evictionDeadline, planEvictionsWithNext, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
+import { AgentStatus, type InstanceState } from "../domain/view/model.js";
+import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
+import { ClaimSweep } from "./claim-sweep.js";
+import { guardedInterval } from "./guarded.js";
 
 const CONCURRENCY = 64;
 const SWEEP_EVERY_MS = 30_000;
@@ -33,6 +37,7 @@ export class Evictor {
   private offline = false;
   /** No instance can be due before this time unless one is written (the view reports writes). */
   private nextCheck = -Infinity;
+  private readonly claims: ClaimSweep;
 
   constructor(
     private readonly deps: {
@@ -45,7 +50,9 @@ export class Evictor {
       retentionMs: number;
       hooks?: EvictorHooks;
     },
-  ) {}
+  ) {
+    this.claims = new ClaimSweep({ store: deps.store, view: deps.view, log: deps.log });
+  }
 
   /** Starts evicting; no deadline falls before `graceStart` + the instance's eviction window. */
   start(graceStart: number): void {
@@ -53,8 +60,7 @@ export class Evictor {
     this.graceStart = graceStart;
     this.nextCheck = -Infinity;
     this.lastSweep = this.deps.clock.now();
-    this.timer = setInterval(() => void this.tick(), this.deps.tickMs);
-    this.timer.unref();
+    this.timer = guardedInterval(this.deps.log, "eviction tick", () => this.tick(), this.deps.tickMs);
   }
 
   stop(): void {
@@ -110,7 +116,7 @@ export class Evictor {
       // tick (docs/performance.md). It runs only once something can be due: at the earliest
       // deadline the last pass saw, or earlier if a write brought an instance closer.
       const changed = this.deps.view.takeInstanceChanges();
-      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minLastHeartbeat + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
+      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
       if (now >= this.nextCheck) {
         const plan = planEvictionsWithNext(this.liveInstances(), now, this.graceStart, this.deps.policy);
         const overdue = plan.due.length;
@@ -193,9 +199,13 @@ export class Evictor {
       }
       const agent = view.get(agentType);
       if (agent && agent.status === AgentStatus.Deregistered && (agent.deregistered_at ?? now) <= cutoff && view.tombstones(agentType).size === 0) {
-        await this.quietly(() => store.remove(agentKey(agentType), agent.revision));
+        // The subject's claim goes first: deleted after the spec, a crash in between would leave
+        // a claim with no type behind it; this way round it leaves a spec with no claim, which
+        // the next sweep removes (or the type, registering again, claims anew).
+        if (await this.claims.release(agent)) await this.quietly(() => store.remove(agentKey(agentType), agent.revision));
       }
     }
+    await this.claims.sweep(now);
   }
 
   private async quietly(op: () => Promise<void>): Promise<void> {

@@ -1,13 +1,17 @@
 /**
  * The query use cases of PROTOCOL.md section 2, answered from this replica's view and its
  * indexes (no store round trip). Every answer carries the revision it reflects; a query with
- * `min_revision` first waits (up to 2 s) for the view to reach it, else `stale_view`.
+ * `min_revision` is checked first, then waits (up to 2 s, among a bounded number of waiters)
+ * for the view to reach it, else `stale_view`.
  */
 import semver from "semver";
-import { AgentIndex, indexAfter } from "../domain/agent-index.js";
-import { agentView, compareProviders, lookupProvider, type AgentView } from "../domain/agent-view.js";
-import { discover, find } from "../domain/discovery.js";
-import { ErrorCode, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
+import { AgentIndex } from "../domain/query/agent-index.js";
+import { decodeCursor, encodeCursor, indexAfter, takePage } from "../domain/query/page.js";
+import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE } from "../protocol/ids.js";
+import type { CapabilityEntry } from "../protocol/messages.js";
+import { agentView, compareProviders, lookupProvider } from "../domain/query/agent-view.js";
+import { discover, find } from "../domain/query/discovery.js";
+import { ErrorCode, RegistryError, notFound } from "../domain/errors.js";
 import {
   capabilitiesQuery,
   discoverQuery,
@@ -17,23 +21,27 @@ import {
   lookupQuery,
   routeQuery,
   searchQuery,
-} from "../domain/messages.js";
-import { AgentStatus, visibleTo, type AgentState } from "../domain/model.js";
-import { route } from "../domain/routing.js";
-import { SearchIndex } from "../domain/search.js";
-import type { AgentSpec, Capability } from "../domain/spec.js";
-import { parseMessage } from "../domain/validation.js";
-import type { RegistryView } from "../domain/view.js";
-import type { QueryOp } from "../adapters/nats/subjects.js";
+} from "./messages.js";
+import { AgentStatus, visibleTo, type AgentState } from "../domain/view/model.js";
+import { route } from "../domain/query/routing.js";
+import type { Capability } from "../domain/spec/spec.js";
+import { parseMessage } from "./messages.js";
+import type { RegistryView } from "../domain/view/view.js";
+import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
+import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
+import type { RevisionWait } from "./revision-waiters.js";
+import { SearchIndexer } from "./search-indexer.js";
+import type { Logger } from "./logger.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
 /**
- * A `list` page ends early once its agents reach this many bytes of JSON (next_cursor goes on):
- * a reply over NATS max_payload (1 MB by default) cannot be sent, and five specs of 240 KiB
- * made every unpaged `list` answer `internal` (docs/reliability.md).
+ * Bytes a reply keeps free for what surrounds its list (the other fields, next_cursor, the
+ * revision): the list itself gets the connection's max_payload less this.
  */
-export const MAX_LIST_PAGE_BYTES = 512 * 1024;
+export const REPLY_OVERHEAD_BYTES = 8 * 1024;
+/** max_payload of a NATS server that does not say (its default). */
+export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /**
  * A reply serialized ahead of time: the UTF-8 of a JSON object closed with the revision (which
@@ -94,24 +102,30 @@ function aliasOf(data: Uint8Array, tenant: Tenant): string {
 type Tenant = string | null;
 
 export class QueryService {
-  readonly index = new AgentIndex();
-  readonly search = new SearchIndex();
-  /**
-   * Specs not yet in the search index, by agent type (undefined: gone). Only `search` reads the
-   * index, and building it while the view loads cost 0.4 s of a cold start and 31 MB at 10,000
-   * agent types (docs/performance.md), so it is brought up to date when a search comes.
-   */
-  private readonly searchBehind = new Map<string, AgentSpec | undefined>();
+  readonly index: AgentIndex;
+  /** The search index, built from the first search on, in slices that never hold the event loop long. */
+  readonly search: SearchIndexer;
   readonly lookupCache = new LookupCache<SerializedReply>();
   /** Request bytes (with the tenant) -> lookup cache key, oldest first; see cachedLookup. */
   private readonly lookupAliases = new Map<string, string>();
 
+  /**
+   * The connection's real max_payload (the server says it on connect, and a reconnect may land
+   * on a server that says otherwise): every list a reply carries is paged to fit it.
+   */
+  private readonly maxPayload: () => number;
+
   constructor(
     private readonly view: RegistryView,
-    private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<boolean>,
+    private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
+    opts: { log?: Logger; maxPayload?: () => number } = {},
   ) {
+    this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
+    this.search = new SearchIndexer((err, agentType) => opts.log?.error({ err, agent_type: agentType }, "search indexing failed; the agent type is left out of search"));
+    // Capabilities come from the view's own index: one structure, kept by the view.
+    this.index = new AgentIndex(view.capabilityIndex);
     view.addListener(this.index);
-    view.addListener({ update: (type, agent) => void this.searchBehind.set(type, agent?.spec) });
+    view.addListener(this.search);
     view.addListener(this.lookupCache);
   }
 
@@ -132,16 +146,38 @@ export class QueryService {
   /** Runs one query op; the handler table is the single list of what each op does. */
   async run(op: QueryOp, body: Body, tenant: Tenant, data?: Uint8Array): Promise<object | Uint8Array> {
     const minRevision = body["min_revision"];
-    if (typeof minRevision === "number" && Number.isInteger(minRevision) && minRevision > this.view.revision) {
-      const reached = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
-      if (!reached) {
-        throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; min_revision ${minRevision} not reached in ${MIN_REVISION_WAIT_MS} ms`);
-      }
+    if (minRevision !== undefined && !(typeof minRevision === "number" && minRevision <= this.view.revision)) {
+      // The whole body first: a bad one is refused at once, never after a wait (issue 14).
+      checkQueryBody(op, body);
+      await this.reach(minRevision as number);
     }
+    if (op === "search") await this.searchCaughtUp(body);
     const revision = this.view.revision;
     const result = this.handlers[op](body, tenant, data);
     if (result instanceof SerializedReply) return result.close(revision);
     return { ...result, revision };
+  }
+
+  /**
+   * Waits until the search index holds what the view holds, so the reply reflects its revision.
+   * The first search starts the indexing; it runs in slices between which other requests are
+   * answered. A bad body is refused before it waits.
+   */
+  private async searchCaughtUp(body: Body): Promise<void> {
+    let pending = this.search.caughtUp();
+    if (pending) checkQueryBody("search", body);
+    for (; pending; pending = this.search.caughtUp()) await pending;
+  }
+
+  /** Waits for the view to apply `minRevision`, else `stale_view`: after 2 s, or at once when too many queries wait already. */
+  private async reach(minRevision: number): Promise<void> {
+    const outcome = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
+    if (outcome === "full") {
+      throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; too many queries are waiting for a revision here to wait for min_revision ${minRevision}`);
+    }
+    if (outcome === "timed_out") {
+      throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; min_revision ${minRevision} not reached in ${MIN_REVISION_WAIT_MS} ms`);
+    }
   }
 
   private rememberAlias(alias: string, key: string): void {
@@ -150,13 +186,18 @@ export class QueryService {
     if (this.lookupAliases.size > MAX_LOOKUP_ALIASES) this.lookupAliases.delete(this.lookupAliases.keys().next().value as string);
   }
 
+  /** Bytes the list of one reply may take. */
+  private listBytes(): number {
+    const max = this.maxPayload();
+    return max - Math.min(REPLY_OVERHEAD_BYTES, Math.floor(max / 4));
+  }
+
   private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object> = {
     lookup: (body, tenant, data) => {
       const q = parseMessage(lookupQuery, body, "lookup");
-      if (q.version !== undefined && semver.validRange(q.version) === null) {
-        throw invalidRequest(`version ${JSON.stringify(q.version)} is not a semver range`, [{ path: "version", message: "not a semver range" }]);
-      }
-      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null]);
+      checkVersionRange(q);
+      const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
+      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.limit ?? null, offset]);
       if (data !== undefined && data.length <= MAX_ALIASED_REQUEST_BYTES && body["min_revision"] === undefined) this.rememberAlias(aliasOf(data, tenant), key);
       const cached = this.lookupCache.get(key);
       if (cached !== undefined) return cached;
@@ -170,7 +211,14 @@ export class QueryService {
         if (cap) matches.push({ agent, cap });
       }
       matches.sort(compareProviders);
-      const text = JSON.stringify({ capability: q.capability, providers: matches.map((m) => lookupProvider(m.agent, m.cap)) });
+      // Providers have no key of their own order, so a lookup's cursor is a position in it.
+      const page = takePage(
+        matches.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
+        ({ at }) => String(at),
+        ({ m }) => lookupProvider(m.agent, m.cap),
+        { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+      );
+      const text = JSON.stringify({ capability: q.capability, providers: page.items, next_cursor: cursorOf(page.next_cursor) });
       const reply = new SerializedReply(text.slice(0, -1));
       this.lookupCache.set(key, q.capability, reply);
       return reply;
@@ -180,61 +228,63 @@ export class QueryService {
       const q = parseMessage(getQuery, body, "get");
       const agent = this.view.get(q.agent_type);
       if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${q.agent_type} is not registered`);
-      return { agent: agentView(agent) };
+      const after = q.instances_cursor ? decodeCursor(q.instances_cursor, INSTANCE_ID_RE, "instances_cursor") : undefined;
+      const page = { maxBytes: this.listBytes(), ...(q.instances_limit !== undefined ? { limit: q.instances_limit } : {}), ...(after !== undefined ? { after } : {}) };
+      return { agent: agentView(agent, page) };
     },
 
     list: (body, tenant) => {
       const q = parseMessage(listQuery, body, "list");
       const statuses = q.status ? new Set<string>(q.status) : null;
-      const limit = q.limit ?? 100;
       const sorted = this.index.sortedTypes();
-      const start = q.cursor ? indexAfter(sorted, decodeCursor(q.cursor)) : 0;
-      const agents: AgentView[] = [];
-      let next: string | null = null;
-      let bytes = 0;
-      for (let i = start; i < sorted.length; i++) {
-        const agent = this.view.get(sorted[i]!);
-        if (!agent || !visibleTo(agent, tenant)) continue;
-        if (statuses ? !statuses.has(agent.status) : agent.status === AgentStatus.Deregistered) continue;
-        if (q.owner_team !== undefined && agent.spec.owner_team !== q.owner_team) continue;
-        if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) continue;
-        if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) continue;
-        const item = agentView(agent);
-        const size = JSON.stringify(item).length;
-        if (agents.length === limit || (agents.length > 0 && bytes + size > MAX_LIST_PAGE_BYTES)) {
-          next = encodeCursor(agents[agents.length - 1]!.agent_type);
-          break;
-        }
-        agents.push(item);
-        bytes += size;
-      }
-      return { agents, next_cursor: next };
+      const start = q.cursor ? indexAfter(sorted, decodeCursor(q.cursor, AGENT_TYPE_RE)) : 0;
+      const page = takePage(
+        sorted.slice(start),
+        (type) => type,
+        (type, bytesLeft) => {
+          const agent = this.view.get(type);
+          if (!agent || !visibleTo(agent, tenant)) return null;
+          if (statuses ? !statuses.has(agent.status) : agent.status === AgentStatus.Deregistered) return null;
+          if (q.owner_team !== undefined && agent.spec.owner_team !== q.owner_team) return null;
+          if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) return null;
+          if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) return null;
+          return agentView(agent, { maxBytes: bytesLeft });
+        },
+        { limit: q.limit ?? 100, maxBytes: this.listBytes() },
+      );
+      return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
     },
 
     capabilities: (body, tenant) => {
       const q = parseMessage(capabilitiesQuery, body, "capabilities");
       const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
-      const out: object[] = [];
-      for (const name of [...this.view.capabilityNames()].sort()) {
-        const matches: Array<{ agent: AgentState; cap: Capability }> = [];
-        for (const type of this.view.providersOf(name)) {
-          const agent = this.view.get(type);
-          if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
-          const cap = agent.spec.capabilities.find((c) => c.name === name);
-          if (cap) matches.push({ agent, cap });
-        }
-        if (matches.length === 0) continue;
-        matches.sort(compareProviders);
-        const best = matches[0]!.cap;
-        out.push({
-          name,
-          description: best.description,
-          providers: matches.map((m) => m.agent.agent_type),
-          input_schema: best.input_schema,
-          output_schema: best.output_schema,
-        });
-      }
-      return { capabilities: out };
+      const names = this.view.sortedCapabilityNames();
+      const start = q.cursor ? indexAfter(names, decodeCursor(q.cursor, CAPABILITY_RE)) : 0;
+      const withSchemas = q.schemas !== false;
+      const page = takePage(
+        names.slice(start),
+        (name) => name,
+        (name) => {
+          const matches: Array<{ agent: AgentState; cap: Capability }> = [];
+          for (const type of this.view.providersOf(name)) {
+            const agent = this.view.get(type);
+            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
+            const cap = agent.spec.capabilities.find((c) => c.name === name);
+            if (cap) matches.push({ agent, cap });
+          }
+          if (matches.length === 0) return null;
+          matches.sort(compareProviders);
+          const best = matches[0]!.cap;
+          const entry: CapabilityEntry = { name, description: best.description, providers: matches.map((m) => m.agent.agent_type) };
+          if (withSchemas) {
+            entry.input_schema = best.input_schema;
+            entry.output_schema = best.output_schema;
+          }
+          return entry;
+        },
+        { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+      );
+      return { capabilities: page.items, next_cursor: cursorOf(page.next_cursor) };
     },
 
     route: (body, tenant) => {
@@ -244,14 +294,19 @@ export class QueryService {
 
     find: (body, tenant) => {
       const q = parseMessage(findQuery, body, "find");
-      return { agents: find(this.index, q, tenant).map(agentView) };
+      const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
+      const found = find(this.index, q, tenant);
+      const from = after === undefined ? 0 : indexAfter(found.map((a) => a.agent_type), after);
+      const page = takePage(found.slice(from), (a) => a.agent_type, (a, bytesLeft) => agentView(a, { maxBytes: bytesLeft }), {
+        limit: q.limit ?? Number.POSITIVE_INFINITY,
+        maxBytes: this.listBytes(),
+      });
+      return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
     },
 
     search: (body, tenant) => {
       const q = parseMessage(searchQuery, body, "search");
-      for (const [type, spec] of this.searchBehind) this.search.update(type, spec);
-      this.searchBehind.clear();
-      const results = this.search.query(q.query, q.limit ?? 10, (type) => {
+      const results = this.search.index.query(q.query, q.limit ?? 10, (type) => {
         const agent = this.view.get(type);
         return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant);
       });
@@ -260,17 +315,17 @@ export class QueryService {
 
     discover: (body, tenant) => {
       const q = parseMessage(discoverQuery, body, "discover");
+      const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
-      const visible = [...candidates].filter((a) => a !== undefined && visibleTo(a, tenant));
-      return { agents: discover(visible, q.capability) };
+      const visible = [...candidates].filter((a) => a !== undefined && visibleTo(a, tenant) && (after === undefined || a.agent_type > after));
+      const page = takePage(discover(visible, q.capability), (d) => d.id, (d) => d, {
+        limit: q.limit ?? Number.POSITIVE_INFINITY,
+        maxBytes: this.listBytes(),
+      });
+      return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
     },
   };
 }
 
-/** Cursors are opaque to clients: the last agent_type of the page, base64url-encoded. */
-const encodeCursor = (agentType: string): string => Buffer.from(agentType, "utf8").toString("base64url");
-function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!/^[a-z0-9_-]+$/.test(decoded)) throw invalidRequest("cursor is not one this registry issued", [{ path: "cursor", message: "invalid cursor" }]);
-  return decoded;
-}
+const OFFSET_RE = /^[1-9][0-9]{0,9}$/;
+const cursorOf = (key: string | null): string | null => (key === null ? null : encodeCursor(key));

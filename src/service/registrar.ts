@@ -6,12 +6,16 @@
  * row answer `conflict`.
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode, RateLimitedError, RegistryError, invalidRequest, notFound } from "../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, invalidRequest, invalidSpec, limitExceeded, notFound } from "../domain/errors.js";
+import { checkQuotas, type Quotas } from "../domain/lifecycle/quotas.js";
+import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
-import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/model.js";
-import type { AgentSpec } from "../domain/spec.js";
-import type { RegisterMessage, HeartbeatMessage } from "../domain/messages.js";
-import { StoreConflictError, StoreUnavailableError, type Store } from "../domain/ports.js";
+import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
+import type { AgentSpec } from "../domain/spec/spec.js";
+import type { RegisterMessage, HeartbeatMessage } from "./messages.js";
+import { HeartbeatCoalescer } from "./heartbeat-coalescer.js";
+import { StatusDamper } from "./status-damper.js";
+import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store } from "../domain/ports.js";
 import {
   agentKey,
   decodeAgentRecord,
@@ -19,28 +23,36 @@ import {
   encodeRecord,
   instanceKey,
   RemovalReason,
-} from "../domain/records.js";
-import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/registration.js";
-import type { SchemaChecker } from "../domain/schema-check.js";
-import { validateSpec } from "../domain/validation.js";
-import type { RegistryView } from "../domain/view.js";
+} from "../domain/view/records.js";
+import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
+import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../domain/spec/validation.js";
+import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.js";
+import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
+import type { RegisterReply } from "../protocol/messages.js";
+import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
 
-export type RegistrarSettings = {
+/** `prefix` and `subjectPolicy` (SubjectRules) are the nats_subject rules that need the configuration. */
+export type RegistrarSettings = SubjectRules & {
   readonly missedHeartbeats: number;
   readonly defaultHeartbeatIntervalMs: number;
   readonly minHeartbeatIntervalMs: number;
   readonly maxHeartbeatIntervalMs: number;
   readonly duplicateCapabilities: "allow" | "reject";
   readonly heartbeatSubject: (agentType: string, instanceId: string) => string;
-};
+  /** The bucket's max_bytes (0: unlimited), named when a write finds the store full. */
+  readonly bucketMaxBytes: number;
+  /** Stored status changes per instance per second (0: no bound); see status-damper.ts. */
+  readonly statusChangesPerSecond?: number;
+} & Quotas;
 
 export type RegistrarDeps = {
   store: Store;
   view: RegistryView;
-  checker: SchemaChecker;
+  /** Compiles capability schemas; the service's runs off the event loop (service/schema-checks.ts). */
+  checker: SchemaChecks;
   clock: Clock;
   settings: RegistrarSettings;
   /** Told of every lost compare-and-set (a metric). */
@@ -49,8 +61,11 @@ export type RegistrarDeps = {
    * Milliseconds of spec validation per second per agent type (REGISTRY_TYPE_SPEC_CHECK_MS):
    * schema compilation is the costliest work a request can ask for (up to ~1 s for a 256 KiB
    * spec of distinct schemas, docs/reliability.md); unchanged specs hit the verdict cache.
+   * It runs in worker threads, so the budget keeps one type from taking the pool, not the loop.
    */
   specBudget?: TypeBudgets;
+  /** Told of each status change held back by the per-instance bound (a metric). */
+  onStatusHeld?: () => void;
   /** Told when a write or read could not reach the store (a heartbeat may have been lost). */
   onUnavailable?: () => void;
   /**
@@ -61,22 +76,33 @@ export type RegistrarDeps = {
   catchUp?: () => Promise<void>;
 };
 
-export type RegisterReply = {
-  agent_type: string;
-  version: string;
-  instance_id: string;
-  status: InstanceStatus;
-  revision: number;
-  heartbeat_subject: string;
-  heartbeat_interval_ms: number;
-  evict_after_ms: number;
-  warnings: string[];
-};
+export type { RegisterReply };
 
 export type DeregisterReply = { agent_type: string; instance_id: string | null; agent_removed: boolean; revision: number; instances?: string[] };
 
 export class Registrar {
-  constructor(private readonly deps: RegistrarDeps) {}
+  /** Overlapping heartbeats of one instance become one write at a time (heartbeat-coalescer.ts). */
+  private readonly beats: HeartbeatCoalescer<{ status: InstanceStatus; revision: number }>;
+
+  /** At most so many stored status changes per instance per second (status-damper.ts). */
+  private readonly damper: StatusDamper;
+
+  constructor(private readonly deps: RegistrarDeps) {
+    this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg));
+    const perSecond = deps.settings.statusChangesPerSecond ?? 0;
+    this.damper = new StatusDamper({
+      windowMs: perSecond > 0 ? 1000 / perSecond : 0,
+      clock: deps.clock,
+      // A held change is written as a heartbeat carrying it; if the instance left meanwhile, so did the need.
+      flush: (agentType, instanceId, status) => void this.heartbeat(agentType, instanceId, { status }).catch(() => undefined),
+      onHeld: deps.onStatusHeld,
+    });
+  }
+
+  /** Drops held status changes and their timers (shutdown). */
+  stop(): void {
+    this.damper.stop();
+  }
 
   async register(agentType: string, msg: RegisterMessage, opts: { static?: boolean } = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
@@ -86,7 +112,9 @@ export class Registrar {
         { path: "spec.agent_type", message: `must be ${agentType}` },
       ]);
     }
-    const { spec, warnings } = this.validate(agentType, rawSpec, opts.static === true);
+    const { spec, warnings } = await this.validate(agentType, rawSpec, opts.static === true);
+    const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
+    if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
     if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
       throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
@@ -95,22 +123,47 @@ export class Registrar {
     const interval = Math.min(settings.maxHeartbeatIntervalMs, Math.max(settings.minHeartbeatIntervalMs, requested));
     if (interval !== requested) warnings.push(`heartbeat_interval_ms ${requested} outside ${settings.minHeartbeatIntervalMs}..${settings.maxHeartbeatIntervalMs}; using ${interval}`);
     const status = msg.status ?? InstanceStatus.Ready;
+    const metadata = msg.metadata ?? {};
+    const known = view.get(agentType);
+    if (!opts.static) {
+      checkQuotas(
+        {
+          metadataBytes: jsonBytes(metadata),
+          newInstance: view.instance(agentType, instanceId) === undefined,
+          instancesOfType: known?.instances.size ?? 0,
+          newType: known === undefined,
+          typesOfTenant: view.typesOfTenant(spec.tenant_scope),
+          agentType,
+          tenant: spec.tenant_scope,
+        },
+        settings,
+      );
+    }
 
+    let attempts = 0;
+    let releaseSubject: string | null = null;
     const revision = await this.withRetries(agentType, instanceId, async (current) => {
       const otherLiveVersions: string[] = [];
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
+      const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata: msg.metadata ?? {}, static: opts.static ?? false },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false },
         current,
-        { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities },
+        { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),
       );
       warnings.push(...plan.notes.filter((n) => !warnings.includes(n)));
+      // The claim first: a registration that loses it has written nothing (subject-claim.ts).
+      if (plan.claimWrite) {
+        await this.deps.store.write(subjectClaimKey(spec.nats_subject), encodeClaim(plan.claimWrite.record), plan.claimWrite.expectedRevision);
+      }
       if (plan.agentWrite) {
         await this.deps.store.write(agentKey(agentType), encodeRecord(plan.agentWrite.record), plan.agentWrite.expectedRevision);
       }
+      releaseSubject = plan.releaseSubject;
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
     });
+    if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
     return {
       agent_type: agentType,
       version: spec.version,
@@ -124,14 +177,31 @@ export class Registrar {
     };
   }
 
-  async heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<{ status: InstanceStatus; revision: number }> {
+  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<{ status: InstanceStatus; revision: number }> {
+    return this.beats.heartbeat(agentType, instanceId, msg);
+  }
+
+  private async writeHeartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<{ status: InstanceStatus; revision: number }> {
     let status: InstanceStatus = InstanceStatus.Ready;
-    const revision = await this.withRetries(agentType, instanceId, async (current) => {
-      const plan = planHeartbeat(agentType, instanceId, current.instance, { status: msg.status, activeTasks: msg.active_tasks }, this.deps.clock.now());
-      status = plan.record.status;
-      return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
-    });
-    return { status, revision };
+    try {
+      let stored: InstanceStatus | undefined;
+      const revision = await this.withRetries(agentType, instanceId, async (current) => {
+        stored = current.instance?.record.kind === "instance" ? current.instance.record.status : undefined;
+        const wanted = stored === undefined ? msg.status : this.damper.admit(agentType, instanceId, stored, msg.status);
+        const plan = planHeartbeat(agentType, instanceId, current.instance, { status: wanted, activeTasks: msg.active_tasks }, this.deps.clock.now());
+        status = plan.record.status;
+        return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
+      });
+      if (stored !== undefined && status !== stored) this.damper.changed(agentType, instanceId);
+      return { status, revision };
+    } catch (e) {
+      // Only other replicas' writes of the same instance can still race a heartbeat here: a
+      // busy key, not the agent's fault, so `unavailable` (retry) rather than `conflict`.
+      if (e instanceof RegistryError && e.code === ErrorCode.Conflict) {
+        throw new RegistryError(ErrorCode.Unavailable, `the heartbeat of ${agentType}/${instanceId} lost ${MAX_WRITE_ATTEMPTS} write races to other replicas; retry`, { cause: e });
+      }
+      throw e;
+    }
   }
 
   async deregisterInstance(agentType: string, instanceId: string, reason: RemovalReason = RemovalReason.Graceful): Promise<DeregisterReply> {
@@ -179,20 +249,48 @@ export class Registrar {
     return out;
   }
 
-  private validate(agentType: string, rawSpec: unknown, isStatic: boolean): ReturnType<typeof validateSpec> {
+  /**
+   * What the claim key of the spec's subject holds: the view's copy on a first attempt, the
+   * store's after a lost race. A claim the view says another type holds is read again from
+   * the store before anyone is told `conflict`: the view may not have seen it given back.
+   */
+  private async claimOf(spec: AgentSpec, fromStore: boolean): Promise<StoredClaim | null> {
+    const seen = this.deps.view.claims.forSubject(spec.nats_subject) ?? null;
+    if (!fromStore && (seen === null || seen.record.agent_type === spec.agent_type)) return seen;
+    try {
+      const e = await this.deps.store.get(subjectClaimKey(spec.nats_subject));
+      const record = e && e.operation === "PUT" ? decodeClaim(e.value) : null;
+      return record && e ? { record, revision: e.revision } : null;
+    } catch (e) {
+      throw this.storeError(e);
+    }
+  }
+
+  /**
+   * Gives back the claim of a subject this type no longer uses (its new spec is stored). Best
+   * effort: a claim left behind is an orphan that the retention sweep removes.
+   */
+  private async releaseClaim(agentType: string, subject: string): Promise<void> {
+    const claim = this.deps.view.claims.forSubject(subject);
+    if (!claim || claim.record.agent_type !== agentType) return;
+    await this.deps.store.remove(subjectClaimKey(subject), claim.revision).catch(() => undefined);
+  }
+
+  /**
+   * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
+   * compilation time it reports is charged to the type's budget.
+   */
+  private async validate(agentType: string, rawSpec: unknown, isStatic: boolean): Promise<ValidatedSpec> {
     const budget = isStatic ? undefined : this.deps.specBudget;
-    if (!budget) return validateSpec(rawSpec, this.deps.checker);
     const now = this.deps.clock.now();
-    const wait = budget.waitMs(agentType, now);
-    if (wait > 0) {
+    const wait = budget?.waitMs(agentType, now) ?? 0;
+    if (budget && wait > 0) {
       throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
     }
-    const started = performance.now();
-    try {
-      return validateSpec(rawSpec, this.deps.checker);
-    } finally {
-      budget.spend(agentType, performance.now() - started, now);
-    }
+    const spec = parseSpec(rawSpec);
+    const { verdicts, ms } = await this.deps.checker.checkAll(specSchemas(spec));
+    budget?.spend(agentType, ms, now);
+    return finishSpec(rawSpec, spec, verdicts);
   }
 
   private liveOthers(agentType: string, instanceId: string): number {
@@ -230,6 +328,7 @@ export class Registrar {
   /** A store that cannot be reached is told to whoever must not trust missing heartbeats meanwhile. */
   private storeError(e: unknown): unknown {
     if (e instanceof StoreUnavailableError) this.deps.onUnavailable?.();
+    if (e instanceof StoreFullError) return limitExceeded("the registry's store is full; nothing was written", "REGISTRY_BUCKET_MAX_BYTES", this.deps.settings.bucketMaxBytes);
     return mapStoreError(e);
   }
 

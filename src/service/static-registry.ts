@@ -7,11 +7,11 @@
  * deregistration of the same entry is simply `unknown_instance`.
  */
 import { ErrorCode, RegistryError } from "../domain/errors.js";
-import { STATIC_INSTANCE_ID } from "../domain/model.js";
-import { RemovalReason } from "../domain/records.js";
-import { validateRegistryFile } from "../domain/registry-file.js";
-import type { AgentSpecInput } from "../domain/spec.js";
-import type { RegistryView } from "../domain/view.js";
+import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
+import { RemovalReason } from "../domain/view/records.js";
+import { validateRegistryFile } from "../domain/spec/registry-file.js";
+import type { AgentSpecInput } from "../domain/spec/spec.js";
+import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "./logger.js";
 import type { Registrar } from "./registrar.js";
 

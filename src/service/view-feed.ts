@@ -9,16 +9,35 @@
  *  - it compares the store's last revision with what it applied every few seconds, and a lag
  *    that does not move is treated as a dead watch.
  * Applying is idempotent by revision, so overlap on resume is harmless.
+ *
+ * Events are derived from changes after the initial load; the load's own entries are history.
+ * One exception: writes after the last stored event whose events were never stored (the only
+ * replica died first). The load then stops short of them, rebuilds the view as it was before
+ * them from the bucket's kept values (event-recovery.ts) and replays them, deriving their events.
  */
-import type { StoreReader, StoreEntry, StoreWatch } from "../domain/ports.js";
-import type { RegistryView } from "../domain/view.js";
-import type { StoreEvent } from "../domain/events.js";
-import { parseKey } from "../domain/records.js";
+import type { StoreReader, StoreEntry, StoreHistory, StoreWatch } from "../domain/ports.js";
+import type { RegistryView } from "../domain/view/view.js";
+import type { StoreEvent } from "../domain/view/events.js";
+import { parseKey } from "../domain/view/records.js";
+import { isSubjectClaimKey } from "../domain/view/subject-claims.js";
 import type { Logger } from "./logger.js";
+import { guardedInterval } from "./guarded.js";
+import { UnreadableRecords } from "./unreadable-records.js";
+import { RevisionWaiters, type RevisionWait } from "./revision-waiters.js";
+
+/** Requests that may wait for a revision at once when the composition root sets no bound. */
+export const DEFAULT_MAX_REVISION_WAITERS = 1000;
+import { planRecovery } from "./event-recovery.js";
 
 /** Agent types whose schemas are shared per batch (about 10 ms), and how often. */
 const SHARE_BATCH = 500;
 const SHARE_EVERY_MS = 100;
+/**
+ * Most revisions a start replays to recover unstored events, and most keys whose history it
+ * reads: beyond them the gap is logged and counted instead, so a start stays bounded.
+ */
+const MAX_RECOVERY_REVISIONS = 100_000;
+const MAX_RECOVERY_KEYS = 10_000;
 
 export type ViewFeedDeps = {
   store: StoreReader;
@@ -26,11 +45,27 @@ export type ViewFeedDeps = {
   log: Logger;
   /** Events derived from changes after the initial load, in store order. */
   onEvents: (events: StoreEvent[]) => void;
-  /** Entries of reserved keys (the evictor lease). */
+  /** Entries of reserved keys other than subject claims (the evictor lease); claims go to the view. */
   onReserved: (entry: StoreEntry) => void;
   onRestart?: (reason: string) => void;
   onLag?: (lag: number) => void;
+  /** An entry was skipped because its record could not be read (counted in a metric). */
+  onUnreadable?: () => void;
   checkIntervalMs?: number;
+  /** Requests that may wait in waitForRevision at once; past it a wait is refused at once. */
+  maxRevisionWaiters?: number;
+  /** The values the store keeps per key; without it (or with one), no recovery. */
+  history?: StoreHistory;
+  /** Revision of the last stored event, null when none: where recovery starts. */
+  lastStoredRevision?: () => Promise<number | null>;
+  /**
+   * A revision through which every event is known to be stored (the publisher's watermark in
+   * the lease value), null when none: recovery starts after it when it is later. Heartbeats
+   * are writes without events, so after a quiet spell this is far past the last stored event.
+   */
+  publishedThrough?: () => Promise<number | null>;
+  /** Keys whose events after the last stored one could not be derived. */
+  onUnrecoverable?: (keys: number) => void;
 };
 
 export class ViewFeed {
@@ -39,7 +74,7 @@ export class ViewFeed {
   private loadedAt = -1;
   private loadTarget = 0;
   private readonly loadedWaiters: Array<() => void> = [];
-  private waiters: Array<{ revision: number; resolve: (ok: boolean) => void; timer: NodeJS.Timeout }> = [];
+  private readonly waiters: RevisionWaiters;
   private checkTimer: NodeJS.Timeout | null = null;
   private shareTimer: NodeJS.Timeout | null = null;
   private lastCheckedRevision = -1;
@@ -48,8 +83,20 @@ export class ViewFeed {
   private reloadPending = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** Set while loading when writes after this revision may lack their stored events. */
+  private recoverAfter: number | null = null;
+  /** The load reached writes to recover; `loadEnd` is the revision that ended it. */
+  private recoveryDue = false;
+  private loadEnd = 0;
+  private replaying = false;
 
-  constructor(private readonly deps: ViewFeedDeps) {}
+  private readonly unreadable: UnreadableRecords;
+
+  constructor(private readonly deps: ViewFeedDeps) {
+    this.unreadable = new UnreadableRecords(deps.log, deps.onUnreadable);
+    this.waiters = new RevisionWaiters(deps.maxRevisionWaiters ?? DEFAULT_MAX_REVISION_WAITERS);
+    deps.view.onUnreadable((key, revision, problem) => this.unreadable.report(key, revision, problem));
+  }
 
   /** True once the view holds everything the store held when the feed started. */
   get loaded(): boolean {
@@ -59,16 +106,13 @@ export class ViewFeed {
   async start(): Promise<void> {
     this.loadTarget = await this.deps.store.lastRevision();
     if (this.loadTarget === 0) this.markLoaded();
+    else this.recoverAfter = await this.recoveryPoint();
     this.loop = this.run();
-    const interval = this.deps.checkIntervalMs ?? 3000;
-    this.checkTimer = setInterval(() => void this.checkLag(), interval);
-    this.checkTimer.unref();
+    const { log } = this.deps;
+    this.checkTimer = guardedInterval(log, "view lag check", () => this.checkLag(), this.deps.checkIntervalMs ?? 3000);
     // Equal capability schemas are made to share one copy in small batches once loaded, so
     // neither the load nor a request waits for it (RegistryView.shareSchemas).
-    this.shareTimer = setInterval(() => {
-      if (this.loaded) this.deps.view.shareSchemas(SHARE_BATCH);
-    }, SHARE_EVERY_MS);
-    this.shareTimer.unref();
+    this.shareTimer = guardedInterval(log, "schema sharing", () => this.loaded && this.deps.view.shareSchemas(SHARE_BATCH), SHARE_EVERY_MS);
   }
 
   /** Resolves once the initial load is complete. */
@@ -92,16 +136,10 @@ export class ViewFeed {
     this.watch?.stop();
   }
 
-  /** Waits until the view has applied `revision`; false on timeout. */
-  waitForRevision(revision: number, timeoutMs: number): Promise<boolean> {
-    if (this.deps.view.revision >= revision) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w.timer !== timer);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push({ revision, resolve, timer });
-    });
+  /** Waits until the view has applied `revision`, at most `timeoutMs`; `full` when too many wait already. */
+  waitForRevision(revision: number, timeoutMs: number): Promise<RevisionWait> {
+    if (this.deps.view.revision >= revision) return Promise.resolve("reached");
+    return this.waiters.wait(revision, timeoutMs);
   }
 
   async stop(): Promise<void> {
@@ -110,11 +148,7 @@ export class ViewFeed {
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.shareTimer) clearInterval(this.shareTimer);
     this.watch?.stop();
-    for (const w of this.waiters) {
-      clearTimeout(w.timer);
-      w.resolve(false);
-    }
-    this.waiters = [];
+    this.waiters.cancelAll();
     await this.loop;
   }
 
@@ -137,6 +171,10 @@ export class ViewFeed {
           this.failures = 0;
           this.apply(entry);
         }
+        if (this.recoveryDue) {
+          await this.recover();
+          continue;
+        }
       } catch (e) {
         this.failures++;
         this.deps.log.warn({ err: e, failures: this.failures }, "bucket watch failed");
@@ -156,35 +194,135 @@ export class ViewFeed {
   }
 
   private apply(entry: StoreEntry): void {
+    if (this.recoverAfter !== null && !this.loaded) {
+      if (this.recoveryDue) return;
+      if (entry.revision > this.recoverAfter) {
+        // The rest of the load is the last values of keys written since: recover() replays them.
+        if (entry.revision >= this.loadTarget) {
+          this.loadEnd = entry.revision;
+          this.recoveryDue = true;
+          this.watch?.stop();
+        }
+        return;
+      }
+    }
     const view = this.deps.view;
-    const key = parseKey(entry.key);
-    if (key.kind === "reserved") {
+    try {
+      const key = parseKey(entry.key);
+      if (key.kind === "reserved" && !isSubjectClaimKey(entry.key)) {
+        view.noteRevision(entry.revision);
+        this.deps.onReserved(entry);
+      } else {
+        const events = view.apply(entry);
+        // Entries of the initial load are history: their events were derived when they happened.
+        if ((this.loaded || this.replaying) && events.length > 0) this.deps.onEvents(events);
+      }
+    } catch (e) {
+      // The view checks every record's shape, so this is a bug; yet one entry must not stop the
+      // feed: an entry that threw used to end the watch, and when it was the last one of the
+      // initial load the view was never marked loaded and the replica never became ready.
       view.noteRevision(entry.revision);
-      this.deps.onReserved(entry);
-    } else {
-      const events = view.apply(entry);
-      // Entries of the initial load are history: their events were derived when they happened.
-      if (this.loaded && events.length > 0) this.deps.onEvents(events);
+      view.reportUnreadable(entry.key, entry.revision, `applying it failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!this.loaded && view.revision >= this.loadTarget) this.markLoaded();
-    if (this.waiters.length > 0) this.resolveWaiters();
+    this.waiters.reached(view.revision);
+  }
+
+  /**
+   * Where recovery starts, or null: after the last stored event's revision less one (that
+   * entry may have later events of its own), or after the publisher's watermark if later.
+   */
+  private async recoveryPoint(): Promise<number | null> {
+    const { lastStoredRevision, history, log } = this.deps;
+    if (!lastStoredRevision) return null;
+    let last: number | null;
+    try {
+      last = await lastStoredRevision();
+    } catch (err) {
+      log.warn({ err }, "could not read the last stored event; events not stored before this start are not recovered");
+      return null;
+    }
+    // A watermark past the store's revision is from before the store went back: not trusted.
+    let watermark = await this.watermark();
+    if (watermark !== null && watermark > this.loadTarget) watermark = null;
+    // Neither a stored event (a new stream, or all aged out) nor a watermark: no point to continue from.
+    if ((last === null || last > this.loadTarget) && watermark === null) return null;
+    const after = Math.max(last !== null && last <= this.loadTarget ? last - 1 : 0, watermark ?? 0);
+    if (after >= this.loadTarget) return null; // every write's events are stored: a plain load
+    if (!history || history.historyDepth < 2) {
+      log.warn({ after, revision: this.loadTarget }, "the bucket keeps one value per key: events of writes after the last stored event cannot be recovered if they were not stored");
+      return null;
+    }
+    if (this.loadTarget - after > MAX_RECOVERY_REVISIONS) {
+      log.error({ after, revision: this.loadTarget }, "too many writes since the last stored event to recover their events");
+      this.deps.onUnrecoverable?.(this.loadTarget - after);
+      return null;
+    }
+    log.info({ after, last_event: last, published_through: watermark, revision: this.loadTarget }, "recovering events of writes after the last stored event");
+    return after;
+  }
+
+  /** The publisher's watermark; without one (or if it cannot be read), recovery starts at the last event. */
+  private async watermark(): Promise<number | null> {
+    if (!this.deps.publishedThrough) return null;
+    try {
+      return await this.deps.publishedThrough();
+    } catch (err) {
+      this.deps.log.warn({ err }, "could not read the published-through watermark; recovering from the last stored event");
+      return null;
+    }
+  }
+
+  /** Rebuilds the view as of `recoverAfter` and replays the writes since, deriving their events. */
+  private async recover(): Promise<void> {
+    const after = this.recoverAfter!;
+    this.recoveryDue = false;
+    this.recoverAfter = null;
+    let range: StoreEntry[];
+    let plan: Awaited<ReturnType<typeof planRecovery>>;
+    try {
+      range = await this.readRange(after, this.loadEnd);
+      plan = await planRecovery(range, after, this.deps.history!, MAX_RECOVERY_KEYS);
+    } catch (err) {
+      // The view holds only part of the load: load it again, without recovery this time.
+      this.deps.log.error({ err, after }, "could not read the writes after the last stored event; their events are not recovered");
+      this.reloadPending = true;
+      return;
+    }
+    const view = this.deps.view;
+    for (const e of plan.seeds) view.seed(e);
+    view.noteRevision(after);
+    if (plan.unrecoverable.length > 0) {
+      this.deps.log.error({ after, keys: plan.unrecoverable.length, sample: plan.unrecoverable.slice(0, 10) }, "events of writes after the last stored event cannot be derived for some keys: their earlier values are no longer kept");
+      this.deps.onUnrecoverable?.(plan.unrecoverable.length);
+    }
+    this.replaying = true;
+    try {
+      for (const e of range) this.apply(e);
+    } finally {
+      this.replaying = false;
+    }
+    this.deps.log.info({ after, through: this.loadEnd, writes: range.length, seeds: plan.seeds.length }, "derived the events of writes after the last stored event");
+  }
+
+  /** Every kept entry after `after` up to the first at or beyond `end`, in store order. */
+  private async readRange(after: number, end: number): Promise<StoreEntry[]> {
+    const watch = await this.deps.store.watch(after);
+    const out: StoreEntry[] = [];
+    try {
+      for await (const e of watch) {
+        out.push(e);
+        if (e.revision >= end) return out;
+      }
+    } finally {
+      watch.stop();
+    }
+    throw new Error(`the watch ended at revision ${out.at(-1)?.revision ?? after}, before ${end}`);
   }
 
   private markLoaded(): void {
     this.loadedAt = this.deps.view.revision;
     for (const w of this.loadedWaiters.splice(0)) w();
-  }
-
-  private resolveWaiters(): void {
-    const applied = this.deps.view.revision;
-    const still: typeof this.waiters = [];
-    for (const w of this.waiters) {
-      if (w.revision <= applied) {
-        clearTimeout(w.timer);
-        w.resolve(true);
-      } else still.push(w);
-    }
-    this.waiters = still;
   }
 
   private async checkLag(): Promise<void> {

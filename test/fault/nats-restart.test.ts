@@ -21,18 +21,21 @@ it.runIf(canControlNatsServers())(`survives kill -9 of the NATS server with ${FL
   try {
     await waitFor(() => reg.isEvictor, { message: "evictor elected" });
     const types = 10;
+    // Agents heartbeat on their interval, in slices, as a real fleet would, from the moment they
+    // register: on a loaded machine 1,000 registrations can take longer than an eviction window.
+    let tick = 0;
+    let beating = 0;
+    const slices = 10;
+    beat = setInterval(() => {
+      for (let i = tick % slices; i < beating; i += slices) agents.nc.publish(`${c.prefix}.heartbeat.fleet-${i % types}.i${i}`, "{}");
+      tick++;
+    }, INTERVAL / slices / 2);
     for (let i = 0; i < FLEET; i++) {
       const t = `fleet-${i % types}`;
       const r = await c.request(`register.${t}`, { spec: spec(t), instance_id: `i${i}`, heartbeat_interval_ms: INTERVAL });
       expect(r.ok).toBe(true);
+      beating = i + 1;
     }
-    // Agents heartbeat on their interval, in slices, as a real fleet would.
-    let tick = 0;
-    const slices = 10;
-    beat = setInterval(() => {
-      for (let i = tick % slices; i < FLEET; i += slices) agents.nc.publish(`${c.prefix}.heartbeat.fleet-${i % types}.i${i}`, "{}");
-      tick++;
-    }, INTERVAL / slices / 2);
     await waitFor(() => countLive(reg, types) === FLEET, { timeoutMs: 20_000, message: "fleet registered" });
     const before = await readStoredEvents(c.nc, configOf(reg).eventsStream);
 

@@ -5,7 +5,7 @@
  * when several test files ask at the same time.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,9 @@ import { waitFor } from "./wait.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CLI = join(ROOT, "dist", "cli", "main.js");
+// `npm run build` is incremental: it rewrites this file whenever a source changed, but leaves
+// the outputs of unaffected sources (cli/main.js among them) as they were.
+const BUILD_INFO = join(ROOT, "dist", ".tsbuildinfo");
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -23,15 +26,9 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const builtMtime = (): number => {
-  try {
-    return statSync(CLI).mtimeMs;
-  } catch {
-    return 0;
-  }
-};
+const builtMtime = (): number => statSync(BUILD_INFO, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 
-const isStale = () => builtMtime() < newestMtime(join(ROOT, "src"));
+const isStale = () => !existsSync(CLI) || builtMtime() < newestMtime(join(ROOT, "src"));
 
 /** Builds dist/ unless it is up to date; a lock directory keeps two test files from building at once. */
 export async function ensureBuilt(): Promise<void> {

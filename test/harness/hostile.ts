@@ -5,8 +5,8 @@
  * nesting, `__proto__` / `constructor` keys, invalid UTF-8, a missing field).
  */
 import fc from "fast-check";
-import { QUERY_OPS } from "../../src/adapters/nats/subjects.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../src/domain/spec.js";
+import { QUERY_OPS } from "../../src/protocol/subjects.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../src/domain/spec/spec.js";
 
 export const SIZE_LIMIT = 256 * 1024;
 

@@ -3,7 +3,7 @@
  * tsx), for fault tests that kill -9 it: an in-process replica cannot die mid-write.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { pickFreePort } from "../../src/adapters/nats/nats-server-process.js";
+import { pickFreePort } from "./ports.js";
 import { waitFor } from "./wait.js";
 
 export type RegistryProcess = {
@@ -19,10 +19,15 @@ export type RegistryProcess = {
   stop(): Promise<void>;
 };
 
-export async function spawnRegistry(name: string, env: Record<string, string>): Promise<RegistryProcess> {
+/**
+ * `waitReady: false` returns as soon as the process runs (for tests of what happens before it is
+ * ready); `main` runs another entry point, such as a built dist/cli/main.js, with plain node.
+ */
+export async function spawnRegistry(name: string, env: Record<string, string>, opts: { waitReady?: boolean; main?: string } = {}): Promise<RegistryProcess> {
   const httpPort = await pickFreePort();
   const logs: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+  const args = opts.main ? [opts.main, "serve"] : ["--import", "tsx", "src/cli/main.ts", "serve"];
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, REGISTRY_EMBEDDED: "never", ...env, REGISTRY_HTTP_PORT: String(httpPort), REGISTRY_HTTP_HOST: "127.0.0.1", REGISTRY_REPLICA_NAME: name },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -57,6 +62,7 @@ export async function spawnRegistry(name: string, env: Record<string, string>): 
       await exited;
     },
   };
+  if (opts.waitReady === false) return proc;
   try {
     // Either it becomes ready, or it exits first (a bad configuration): never wait out the deadline.
     await Promise.race([

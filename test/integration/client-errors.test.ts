@@ -13,6 +13,7 @@ import {
   InternalError,
   InvalidRequestError,
   InvalidSpecError,
+  LimitExceededError,
   NoRouteError,
   NotFoundError,
   PayloadTooLargeError,
@@ -34,6 +35,7 @@ const CLASSES: Record<ErrorCode, abstract new (...args: never[]) => RegistryClie
   no_route: NoRouteError,
   conflict: ConflictError,
   payload_too_large: PayloadTooLargeError,
+  limit_exceeded: LimitExceededError,
   unavailable: UnavailableError,
   stale_view: StaleViewError,
   internal: InternalError,
@@ -208,6 +210,7 @@ describe("success and transport failures", () => {
     for await (const a of new RegistryClient(nc, { tenant: "acme" }).listAll({ limit: 2 })) seen.push(a.agent_type);
     r.stop();
     expect(seen).toEqual(["a", "b", "c"]);
-    expect(r.seen).toEqual([{ limit: 2 }, { limit: 2, cursor: "c1" }]);
+    // Each later page asks for at least the revision of the one before.
+    expect(r.seen).toEqual([{ limit: 2 }, { limit: 2, cursor: "c1", min_revision: 3 }]);
   });
 });

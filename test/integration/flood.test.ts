@@ -1,17 +1,20 @@
 /**
  * Floods against one registry process while another client keeps looking up (issue 6):
  * heartbeats for instances that do not exist (request/reply, and a burst of plain publishes),
- * a crash-looping agent type registering fresh instances, and one agent type registering
- * specs full of distinct schemas at the size and node limits (the costliest valid request).
- * Every lookup must be answered; the lookup p50/p99 before and during each flood are printed
- * for docs/reliability.md, with no timing assertion (CI machines differ).
+ * a crash-looping agent type registering fresh instances, one agent type registering specs
+ * full of distinct schemas at the size and node limits (the costliest valid request), and one
+ * registering specs of patterns built to backtrack (issue 14: compiled for the linear-time
+ * engine, in worker threads). Every lookup must be answered; the lookup p50/p99 before and
+ * during each flood, and the registry's peak RSS, are printed for docs/reliability.md, with no
+ * timing assertion (CI machines differ).
  */
+import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { withNatsServer } from "../harness/nats.js";
 import { RawClient, spec } from "../harness/registry.js";
 import { metricValue, spawnRegistry } from "../harness/registry-process.js";
 import { waitFor } from "../harness/wait.js";
-import { MAX_SCHEMA_NODES } from "../../src/domain/schema-check.js";
+import { MAX_SCHEMA_NODES } from "../../src/domain/spec/schema-check.js";
 
 const FLOOD_MS = Number(process.env.FLOOD_MS ?? (process.env.RELIABILITY_FULL === "1" ? 10_000 : 2_000));
 const PREFIX = "fl.registry";
@@ -55,6 +58,19 @@ async function flood(c: RawClient, concurrency: number, next: (i: number) => [st
   return outcomes;
 }
 
+/** The process's peak resident memory while `done` runs, from /proc (Linux), in MB. */
+async function peakRssDuring(pid: number, done: Promise<unknown>): Promise<number> {
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
+  let peak = rss();
+  let over = false;
+  void done.finally(() => (over = true));
+  while (!over) {
+    peak = Math.max(peak, rss());
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Math.max(peak, rss());
+}
+
 const rate = (m: Map<string, number>) => {
   const total = [...m.values()].reduce((a, b) => a + b, 0);
   return `${Math.round((total * 1000) / FLOOD_MS)} req/s (${[...m.entries()].map(([k, v]) => `${k} ${v}`).join(", ")})`;
@@ -70,6 +86,29 @@ function heavyBodies(): (seed: number) => string {
   const capabilities = Array.from({ length: 10 }, (_, i) => ({ name: `heavy.c${i}`, description: "", input_schema: schema(2 * i), output_schema: schema(2 * i + 1) }));
   const parts = JSON.stringify({ spec: spec("heavy", { capabilities }), instance_id: "h1", heartbeat_interval_ms: 60_000 }).split("SEED");
   return (seed) => parts.join(seed.toString(36));
+}
+
+/**
+ * Register bodies whose schemas carry patterns that backtrack catastrophically in V8's engine
+ * (chained and nested repeats, accepted and compiled for RE2) or that no linear-time engine
+ * runs (lookaround, refused), each body new so nothing is cached.
+ */
+function patternBodies(): (seed: number) => string {
+  const hostile = ["^[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*!", "^a*a*a*a*a*a*b", "^(a+)+", "(.*a){20}", "^(\\w+\\s?)*"];
+  const schema = (tag: string, refused: boolean) => ({
+    type: "object",
+    properties: Object.fromEntries(hostile.map((p, i) => [`q${i}`, { type: "string", pattern: `${p}SEED${tag}$` }])),
+    patternProperties: Object.fromEntries(hostile.map((p) => [`${p}SEED${tag}k$`, { type: "integer" }])),
+    ...(refused ? { propertyNames: { pattern: `^(?!admin)SEED${tag}` } } : {}),
+  });
+  const body = (refused: boolean) =>
+    JSON.stringify({
+      spec: spec("patterns", { capabilities: Array.from({ length: 10 }, (_, i) => ({ name: `patterns.c${i}`, description: "", input_schema: schema(`i${i}`, false), output_schema: schema(`o${i}`, refused && i === 9) })) }),
+      instance_id: "p1",
+    }).split("SEED");
+  const accepted = body(false);
+  const refused = body(true);
+  return (seed) => (seed % 2 === 0 ? accepted : refused).join(`x${seed.toString(36)}`);
 }
 
 const FULL = process.env.RELIABILITY_FULL === "1";
@@ -96,15 +135,17 @@ it.each(CONFIGS)("keeps answering lookups from others while one client floods, w
     expect(idle.failed, idle.firstFailure).toBe(0);
 
     const heavy = heavyBodies();
+    const patterns = patternBodies();
     const phases: Array<[string, () => Promise<Map<string, number>>]> = [
       ["heartbeats for unknown instances, 64 in flight", () => flood(attacker, 64, (i) => [`heartbeat.ghost.g${i}`, {}])],
       ["crash-looping agent type registering fresh instances, 16 in flight", () => flood(attacker, 16, (i) => ["register.looper", { spec: spec("looper"), instance_id: `l${i}`, heartbeat_interval_ms: 60_000 }])],
       ["one agent type registering specs of 20 distinct schemas at the node limit, 4 in flight", () => flood(attacker, 4, (i) => ["register.heavy", heavy(i)])],
+      ["one agent type registering specs of 20 schemas with 200 new backtracking-prone patterns (every other spec with a lookahead), 4 in flight", () => flood(attacker, 4, (i) => ["register.patterns", patterns(i)])],
     ];
     for (const [name, run] of phases) {
       const flooding = run();
-      const during = await lookupsDuring(coordinator, flooding);
-      figures.push(`${name}: flood ${rate(await flooding)}; lookups during it: ${summary(during)}`);
+      const [during, peakRss] = await Promise.all([lookupsDuring(coordinator, flooding), peakRssDuring(proc.pid, flooding)]);
+      figures.push(`${name}: flood ${rate(await flooding)}; lookups during it: ${summary(during)}; registry peak RSS ${peakRss.toFixed(0)} MB`);
       expect(during.failed, `${name}: ${during.firstFailure}`).toBe(0);
       expect(during.ms.length, name).toBeGreaterThan(0);
     }

@@ -9,7 +9,7 @@ import {
   startNatsServer,
   type NatsServerHandle,
 } from "../../src/adapters/nats/nats-server-process.js";
-import { startNatsCluster, type NatsClusterHandle } from "../../src/adapters/nats/nats-cluster.js";
+import { startNatsCluster, type NatsClusterHandle } from "../harness/nats-cluster.js";
 import { retryUntil, waitFor } from "../harness/wait.js";
 
 // These tests are about controlling real processes, so they need the binary itself.

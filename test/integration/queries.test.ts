@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QUERY_OPS } from "../../src/adapters/nats/subjects.js";
+import { QUERY_OPS } from "../../src/protocol/subjects.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";

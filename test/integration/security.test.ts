@@ -15,7 +15,7 @@ import { PermissionViolationError, connect, type Msg, type NatsConnection, type 
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { subjects } from "../../src/adapters/nats/subjects.js";
+import { subjects } from "../../src/protocol/subjects.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 /** user -> password, read from the file so the test follows it. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { pickFreePort } from "../../src/adapters/nats/nats-server-process.js";
+import { pickFreePort } from "../harness/ports.js";
 import { RawClient, spec } from "../harness/registry.js";
 import { metricValue, spawnRegistry } from "../harness/registry-process.js";
 import { waitFor } from "../harness/wait.js";
@@ -39,6 +39,25 @@ it("starts an embedded nats-server with JetStream, serves, and shuts down cleanl
     await expect(RawClient.connect(url, "x").then((x) => x.close())).rejects.toThrow();
   } finally {
     await a.stop();
+  }
+});
+
+it("stops at once, exit 0, on one SIGTERM while it is still waiting for NATS, and says at info level why it waits", async () => {
+  const url = `nats://127.0.0.1:${await pickFreePort()}`; // nothing listens there
+  const a = await spawnRegistry("no-nats", { NATS_URL: url, REGISTRY_EMBEDDED: "never" }, { waitReady: false });
+  try {
+    const retries = () => a.logs.map((l) => JSON.parse(l) as { level: number; msg: string; servers?: string }).filter((l) => l.msg.startsWith("cannot connect to NATS yet"));
+    await waitFor(() => retries().length >= 2, { timeoutMs: 20_000, message: "two failed connection attempts logged" });
+    expect(retries().every((l) => l.level === 30 && l.servers === url)).toBe(true);
+    expect(await a.ready()).toBe(false);
+    const sentAt = Date.now();
+    process.kill(a.pid, "SIGTERM");
+    const code = await Promise.race([a.exited, new Promise((r) => setTimeout(() => r("still running"), 15_000))]);
+    expect(code).toBe(0);
+    expect(Date.now() - sentAt).toBeLessThan(15_000);
+    expect(a.logs.some((l) => /"msg":"stopped"/.test(l))).toBe(true);
+  } finally {
+    await a.kill();
   }
 });
 

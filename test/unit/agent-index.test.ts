@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AgentIndex, indexAfter } from "../../src/domain/agent-index.js";
-import type { AgentState } from "../../src/domain/model.js";
+import { AgentIndex, indexAfter } from "../../src/domain/query/agent-index.js";
+import { CapabilityIndex } from "../../src/domain/view/capability-index.js";
+import type { AgentState } from "../../src/domain/view/model.js";
 import { cap, makeAgent, makeSpec } from "./fixtures.js";
 
 const reviewer = makeAgent(
@@ -148,5 +149,19 @@ describe("indexAfter", () => {
     ["zzz", 3],
   ] as const)("after %j starts at %i", (cursor, at) => {
     expect(indexAfter(types, cursor)).toBe(at);
+  });
+});
+
+describe("AgentIndex over the view's capability index", () => {
+  it("keeps no capability sets of its own: it answers from the structure it was given", () => {
+    const shared = new CapabilityIndex();
+    const index = new AgentIndex(shared);
+    index.update("reviewer", reviewer);
+    expect(index.byCapability("code.review").size).toBe(0); // the view has not indexed it
+    shared.add("reviewer", reviewer.spec);
+    expect(sorted(index.byCapability("code.review"))).toEqual(["reviewer"]);
+    expect(index.byCapability("code.review")).toBe(shared.providersOf("code.review"));
+    index.update("reviewer", undefined);
+    expect(sorted(index.byCapability("code.review"))).toEqual(["reviewer"]); // still the view's to remove
   });
 });

@@ -11,6 +11,7 @@ import { routeRequest } from "../../src/cli/commands/route.js";
 import { listRequest } from "../../src/cli/commands/ls.js";
 import {
   ConflictError,
+  InvalidSpecError,
   NoRouteError,
   NotFoundError,
   RegistryTimeoutError,
@@ -140,6 +141,38 @@ describe("exit codes", () => {
     expect(describeFailure(new UnavailableError("x")).code).toBe(1);
     const withIssues = describeFailure(new ConflictError("bad", { issues: [{ path: "a.b", message: "m" }] }));
     expect(withIssues.lines).toEqual(["error: conflict: bad", "  a.b: m"]);
+  });
+
+  it("names each problem once when the registry's message repeats the first issue", () => {
+    const issues = [
+      { path: "capabilities.0.input_schema", message: "schema does not compile: type is invalid" },
+      { path: "capabilities.1.name", message: "duplicate" },
+    ];
+    const e = new InvalidSpecError(`spec is invalid: ${issues[0]!.path}: ${issues[0]!.message} (and 1 more)`, { issues });
+    expect(describeFailure(e).lines).toEqual([
+      "error: invalid_spec: spec is invalid",
+      "  capabilities.0.input_schema: schema does not compile: type is invalid",
+      "  capabilities.1.name: duplicate",
+    ]);
+  });
+
+  it("validate refuses what the registry refuses: a schema that does not compile, a remote $ref, a duplicate capability", async () => {
+    const cap0 = goodSpec.capabilities[0]!;
+    const bad = {
+      ...goodSpec,
+      capabilities: [
+        { ...cap0, input_schema: { type: "objekt" } },
+        { ...cap0, name: "text.other", output_schema: { $ref: "https://example.com/schema.json" } },
+        { ...cap0, name: "text.other" },
+      ],
+    };
+    const t = fakeIo();
+    expect(await main(["validate", file("refused.json", JSON.stringify(bad)), "--json"], t.io)).toBe(1);
+    const out = JSON.parse(t.stdout()) as { ok: boolean; errors: string[] };
+    expect(out.ok).toBe(false);
+    expect(out.errors.some((e) => e.startsWith("capabilities.0.input_schema: schema does not compile"))).toBe(true);
+    expect(out.errors.some((e) => e.startsWith("capabilities.1.output_schema: ") && e.includes("https://example.com/schema.json"))).toBe(true);
+    expect(out.errors.some((e) => e.startsWith("capabilities.2.name: duplicate"))).toBe(true);
   });
 
   it("validate: 0 for a good spec (JSON or YAML), 1 with one line per problem otherwise", async () => {

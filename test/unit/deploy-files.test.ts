@@ -10,6 +10,8 @@ import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
+import { subjectIssues } from "../../src/domain/spec/subject-rules.js";
+import { exampleSpecs } from "./fixtures.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
@@ -118,6 +120,18 @@ describe("docker-compose.yml", () => {
       replicaNames.add(String(config.replicaName));
     }
     expect(replicaNames.size).toBe(2);
+  });
+
+  it("turns the subject policy on, and the example registry file and auth.conf follow it", () => {
+    const auth = read("deploy/nats/auth.conf");
+    for (const [name, s] of registryServices) {
+      const config = loadConfig(composeEnv(s));
+      expect(config.subjectPolicy, name).toBe("agent.tasks.{agent_type}");
+      for (const spec of exampleSpecs()) expect(subjectIssues(spec.agent_type, spec.nats_subject, config), spec.agent_type).toEqual([]);
+    }
+    // Each agent user of auth.conf may subscribe to exactly the subject the policy gives it.
+    for (const m of auth.matchAll(/"registry\.register\.([a-z0-9-]+)"/g)) expect(auth).toContain(`"agent.tasks.${m[1]}"`);
+    expect(loadConfig({ ...(configMap["data"] as Record<string, string>), NATS_PASSWORD: "x" }).subjectPolicy).toBe("agent.tasks.{agent_type}");
   });
 
   it("logs the registry in with a user of auth.conf", () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CloudEvent, StoreEvent } from "../../src/domain/events.js";
+import type { CloudEvent, StoreEvent } from "../../src/domain/view/events.js";
+import { subjects } from "../../src/protocol/subjects.js";
 import { EventPublisher, type EventSink } from "../../src/service/event-publisher.js";
 import { silentLogger } from "../../src/service/logger.js";
 
@@ -42,7 +43,7 @@ const ev = (revision: number, index = 0): StoreEvent => ({
 
 const publishers: EventPublisher[] = [];
 function makePublisher(sink: EventSink, hooks: ConstructorParameters<typeof EventPublisher>[0]["hooks"] = {}): EventPublisher {
-  const p = new EventPublisher({ sink, subjectOf: (e) => `registry.${e.type.slice(9)}.${e.subject}`, log: silentLogger, now: () => 1000, hooks });
+  const p = new EventPublisher({ sink, subjects: subjects("registry"), log: silentLogger, now: () => 1000, hooks });
   publishers.push(p);
   return p;
 }
@@ -152,5 +153,73 @@ describe("EventPublisher", () => {
     await p.becomeLeader();
     await p.flush();
     expect(sink.publishCalls).toBe(0);
+  });
+});
+
+describe("events no store transition causes", () => {
+  it("stores the self-preservation alert on <prefix>.alert.self_preservation with the replica in its id", async () => {
+    const sink = new FakeSink();
+    const p = new EventPublisher({ sink, subjects: subjects("reg"), log: silentLogger, now: () => 5000, replica: "r1" });
+    publishers.push(p);
+    await p.selfPreservationAlert({ active: true, overdue: 8, live: 10, ratio: 0.8, threshold: 0.5 });
+    expect(sink.stored).toHaveLength(1);
+    const { subject, event, position } = sink.stored[0]!;
+    expect(subject).toBe("reg.alert.self_preservation");
+    expect(position).toBeNull();
+    expect(event).toMatchObject({ type: "registry.alert.self_preservation", id: "alert-r1-5000", subject: "self_preservation", data: { active: true, overdue: 8 } });
+  });
+
+  it("logs, and does not throw, when the alert cannot be stored", async () => {
+    const sink = new FakeSink();
+    sink.failNext = 1;
+    const p = makePublisher(sink);
+    await expect(p.selfPreservationAlert({ active: false, overdue: 0, live: 1, ratio: 0, threshold: 0.5 })).resolves.toBeUndefined();
+    expect(sink.stored).toEqual([]);
+  });
+
+  it("announces heartbeat events on core NATS only, and not at all when switched off", () => {
+    const sink = new FakeSink();
+    const announced: Array<[string, CloudEvent]> = [];
+    const on = new EventPublisher({ sink, subjects: subjects("registry"), log: silentLogger, now: () => 7, announce: (s, e) => announced.push([s, e]) });
+    publishers.push(on);
+    on.heartbeat("alpha", "i1", "ready", undefined);
+    on.heartbeat("alpha", "i2", "draining", 3);
+    expect(announced.map(([s]) => s)).toEqual(["registry.agent.heartbeat.alpha", "registry.agent.heartbeat.alpha"]);
+    expect(announced.map(([, e]) => e.data)).toEqual([
+      { agent_type: "alpha", instance_id: "i1", status: "ready", active_tasks: null },
+      { agent_type: "alpha", instance_id: "i2", status: "draining", active_tasks: 3 },
+    ]);
+    expect(sink.publishCalls).toBe(0);
+    makePublisher(sink).heartbeat("alpha", "i1", "ready", 1);
+    expect(sink.publishCalls).toBe(0);
+  });
+
+  it("says events are stored through the applied revision only when nothing is pending, in flight or dropped", async () => {
+    const sink = new FakeSink();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const publish = sink.publish.bind(sink);
+    sink.publish = async (...args) => {
+      await gate;
+      return publish(...args);
+    };
+    const p = makePublisher(sink);
+    expect(p.storedThrough(7)).toBe(7);
+    p.enqueue([ev(8)]);
+    expect(p.storedThrough(9)).toBeNull();
+    await p.becomeLeader();
+    // In flight: not stored yet.
+    expect(p.storedThrough(9)).toBeNull();
+    release();
+    await p.flush();
+    expect(p.storedThrough(9)).toBe(9);
+    // A follower over its bound drops the oldest unstored events: the watermark stays below them.
+    p.stepDown();
+    for (let i = 0; i < 201; i++) p.enqueue(Array.from({ length: 1000 }, (_, j) => ev(10 + 1000 * i + j)));
+    // The leader stored the rest meanwhile: taking over prunes them all.
+    sink.stored.push({ subject: "x", event: sink.stored[0]!.event, position: { revision: 300_000, index: 0 } });
+    await p.becomeLeader();
+    expect(p.backlog).toBe(0);
+    expect(p.storedThrough(300_000)).toBe(9);
   });
 });

@@ -5,9 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { StoreUnavailableError, type StoreWriter } from "../../src/domain/ports.js";
-import { LEASE_KEY } from "../../src/domain/records.js";
-import { EvictorLease } from "../../src/service/evictor-lease.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { LEASE_KEY } from "../../src/domain/view/records.js";
+import { EvictorLease, readPublishedThrough } from "../../src/service/evictor-lease.js";
+import { silentLogger, type Logger } from "../../src/service/logger.js";
+import { captureLogs } from "../harness/registry.js";
 
 const LEASE_MS = 3000; // renewal period: 1000 ms
 let t: number;
@@ -17,15 +18,16 @@ const stops: Array<() => void> = [];
 type Replica = { lease: EvictorLease; acquired: number[]; lost: string[] };
 
 /** A replica: its lease, fed with lease entries by its own bucket watch, as view-feed does. */
-async function replica(holder: string, writer: StoreWriter = store): Promise<Replica> {
+async function replica(holder: string, writer: StoreWriter = store, log: Logger = silentLogger, publishedThrough?: () => number | null): Promise<Replica> {
   const acquired: number[] = [];
   const lost: string[] = [];
   const lease = new EvictorLease({
     store: writer,
     clock: { now: () => t },
-    log: silentLogger,
+    log,
     holder,
     leaseMs: LEASE_MS,
+    publishedThrough,
     listener: { onAcquired: (since) => acquired.push(since), onLost: (reason) => lost.push(reason) },
   });
   const watch = await store.watch(0);
@@ -130,6 +132,26 @@ describe("EvictorLease", () => {
     await b.lease.stop();
   });
 
+  it("logs a shutdown's release at info and a lost lease as a warning", async () => {
+    const quitting = captureLogs();
+    const a = await replica("a", store, quitting.logger);
+    a.lease.start();
+    await advance(100);
+    await a.lease.release();
+    const gaveUp = (lines: typeof quitting.lines) => lines.filter((l) => l.msg === "gave up the evictor lease").map((l) => [l.level, l["reason"]]);
+    expect(gaveUp(quitting.lines)).toEqual([[30, "stopping"]]);
+
+    const losing = captureLogs();
+    const b = await replica("b", store, losing.logger);
+    b.lease.start();
+    await advance(100);
+    const current = (await store.get(LEASE_KEY))!;
+    await store.write(LEASE_KEY, new TextEncoder().encode(JSON.stringify({ holder: "intruder" })), current.revision);
+    await advance(100);
+    expect(gaveUp(losing.lines)).toEqual([[40, "lease taken by intruder"]]);
+    await b.lease.stop();
+  });
+
   it("steps down when another holder's entry shows up", async () => {
     const a = await replica("a");
     a.lease.start();
@@ -159,5 +181,37 @@ describe("EvictorLease", () => {
     expect(a.lease.isLeader).toBe(false);
     expect(a.lost).toEqual(["could not renew the lease"]);
     await a.lease.stop();
+  });
+
+  it("writes the publisher's watermark with its renewals and once more on release, readable after the delete", async () => {
+    store = new MemoryStore(4);
+    let mark: number | null = null;
+    const a = await replica("a", store, silentLogger, () => mark);
+    a.lease.start();
+    await advance(100);
+    // Not known yet: no field, and none to read.
+    expect(await readPublishedThrough(store)).toBeNull();
+    mark = 40;
+    await advance(1000);
+    expect(await readPublishedThrough(store)).toBe(40);
+    // A backlog (null) repeats the last known value; it still holds.
+    mark = null;
+    await advance(1000);
+    const last = await store.get(LEASE_KEY);
+    expect(JSON.parse(new TextDecoder().decode(last!.value))).toMatchObject({ holder: "a", published_through: 40 });
+    mark = 57;
+    await a.lease.release();
+    expect((await store.get(LEASE_KEY))!.operation).toBe("DEL");
+    expect(await readPublishedThrough(store)).toBe(57);
+  });
+
+  it("reads no watermark from a lease of an older version or one that does not parse", async () => {
+    store = new MemoryStore(4);
+    const enc = new TextEncoder();
+    const rev = await store.write(LEASE_KEY, enc.encode(JSON.stringify({ holder: "old", renewed_at: 1 })), 0);
+    expect(await readPublishedThrough(store)).toBeNull();
+    const rev2 = await store.write(LEASE_KEY, enc.encode("{not json"), rev);
+    await store.write(LEASE_KEY, enc.encode(JSON.stringify({ holder: "x", published_through: "12" })), rev2);
+    expect(await readPublishedThrough(store)).toBeNull();
   });
 });

@@ -1,15 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
-import type { LivenessPolicy } from "../../src/domain/liveness.js";
-import type { InstanceState } from "../../src/domain/model.js";
-import type { Store } from "../../src/domain/ports.js";
-import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, type LiveInstanceRecord } from "../../src/domain/records.js";
-import { SchemaChecker } from "../../src/domain/schema-check.js";
-import { agentSpecSchema } from "../../src/domain/spec.js";
-import { RegistryView } from "../../src/domain/view.js";
+import type { LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
+import type { InstanceState } from "../../src/domain/view/model.js";
+import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, type LiveInstanceRecord } from "../../src/domain/view/records.js";
+import { decodeClaim, encodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
+import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
+import { agentSpecSchema } from "../../src/domain/spec/spec.js";
+import { RegistryView } from "../../src/domain/view/view.js";
 import { Evictor } from "../../src/service/evictor.js";
 import { silentLogger } from "../../src/service/logger.js";
 import { Registrar } from "../../src/service/registrar.js";
+import { catchUp, registrarSettings } from "./fixtures.js";
 
 const RETENTION = 60_000;
 
@@ -19,17 +20,6 @@ let view: RegistryView;
 let evictor: Evictor;
 let evicted: Array<{ id: string; lateness: number }>;
 let preservation: boolean[];
-
-async function catchUp(s: Store, v: RegistryView): Promise<void> {
-  const last = await s.lastRevision();
-  if (v.revision >= last) return;
-  const watch = await s.watch(v.revision);
-  for await (const e of watch) {
-    v.apply(e);
-    if (e.revision >= last) break;
-  }
-  watch.stop();
-}
 
 function makeEvictor(policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 }): Evictor {
   return new Evictor({
@@ -81,7 +71,8 @@ beforeEach(() => {
   t = 0;
   store = new MemoryStore();
   store.now = () => t;
-  view = new RegistryView();
+  // The view stamps what it applies with the evictor's clock, as main.ts wires them.
+  view = new RegistryView({ now: () => t });
   evicted = [];
   preservation = [];
   evictor = makeEvictor();
@@ -93,8 +84,10 @@ describe("Evictor", () => {
   it("evicts exactly the instances past their deadline", async () => {
     await addAgent("alpha");
     await addInstance("alpha", "a", 0);
-    await addInstance("alpha", "b", 500);
     await addInstance("alpha", "c", 0, 2000);
+    await catchUp(store, view);
+    t = 500;
+    await addInstance("alpha", "b", 500);
     await catchUp(store, view);
     evictor.start(0);
     t = 3000;
@@ -124,7 +117,11 @@ describe("Evictor", () => {
     await catchUp(store, view);
     await evictor.tick();
     expect(evicted).toEqual([]);
-    t = 5900;
+    // Counted from when this replica heard it (3,000 on its clock), not from the stamp.
+    t = 5999;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 6000;
     await evictor.tick();
     expect(evicted.map((e) => e.id)).toEqual(["a"]);
   });
@@ -206,10 +203,12 @@ describe("Evictor", () => {
   it("holds evictions back under self-preservation and resumes when it ends", async () => {
     evictor = makeEvictor({ missedHeartbeats: 3, selfPreservationRatio: 0.5 });
     await addAgent("alpha");
-    for (let i = 0; i < 10; i++) await addInstance("alpha", `i${i}`, i < 6 ? 0 : 100_000);
+    for (let i = 0; i < 6; i++) await addInstance("alpha", `i${i}`, 0);
     await catchUp(store, view);
     evictor.start(0);
     t = 100_000;
+    for (let i = 6; i < 10; i++) await addInstance("alpha", `i${i}`, 100_000);
+    await catchUp(store, view);
     await evictor.tick();
     expect(evicted).toEqual([]);
     expect(preservation).toEqual([true]);
@@ -328,16 +327,132 @@ describe("Evictor", () => {
     const registrarView = new RegistryView();
     await catchUp(store, registrarView);
     const registrar = new Registrar({
-      store, view: registrarView, checker: new SchemaChecker(), clock: { now: () => t },
-      settings: {
-        missedHeartbeats: 3, defaultHeartbeatIntervalMs: 1000, minHeartbeatIntervalMs: 100, maxHeartbeatIntervalMs: 60_000,
-        duplicateCapabilities: "allow", heartbeatSubject: (a, i) => `${a}.${i}`,
-      },
+      store, view: registrarView, checker: new InlineSchemaChecks(), clock: { now: () => t },
+      settings: registrarSettings({ defaultHeartbeatIntervalMs: 1000, minHeartbeatIntervalMs: 100, maxHeartbeatIntervalMs: 60_000 }),
     });
     const spec = decodeAgentRecord((await store.get(agentKey("alpha")))!.value)!.spec;
     await registrar.register("alpha", { spec, instance_id: "back" });
     await evictor.tick(); // this replica's view has not applied the register yet
     expect((await store.get(agentKey("alpha")))?.operation).toBe("PUT");
+  });
+
+  it("gives a removed type's subject back, claim first, and keeps it while the type is down", async () => {
+    const registrar = new Registrar({
+      store, view, checker: new InlineSchemaChecks(), clock: { now: () => t },
+      settings: registrarSettings({ defaultHeartbeatIntervalMs: 1000, minHeartbeatIntervalMs: 100, maxHeartbeatIntervalMs: 60_000 }),
+    });
+    const spec = (type: string) => ({
+      agent_type: type, version: "1.0.0", description: "", owner_team: "t", nats_subject: "tasks.shared", consumer_group: type,
+      capabilities: [{ name: `${type}.run`, description: "", input_schema: {}, output_schema: {} }],
+    });
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "a" });
+    await catchUp(store, view);
+    await registrar.deregisterInstance("alpha", "a");
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 31_000; // a sweep within the retention period: the tombstone and the claim stay
+    await evictor.tick();
+    await catchUp(store, view);
+    expect(view.claims.forSubject("tasks.shared")?.record.agent_type).toBe("alpha");
+    await expect(registrar.register("beta", { spec: spec("beta") })).rejects.toMatchObject({ code: "conflict" });
+    t = 62_000; // the tombstone goes
+    await evictor.tick();
+    await catchUp(store, view);
+    t = 93_000; // then the claim and the type
+    await evictor.tick();
+    expect((await store.get(subjectClaimKey("tasks.shared")))?.operation).toBe("DEL");
+    expect((await store.get(agentKey("alpha")))?.operation).toBe("DEL");
+    await catchUp(store, view);
+    expect((await registrar.register("beta", { spec: spec("beta") })).agent_type).toBe("beta");
+  });
+
+  it("removes a claim no spec stands behind once two sweeps in a row saw it unchanged", async () => {
+    const orphan = { kind: "subject_claim" as const, subject: "tasks.gone", agent_type: "ghost", tenant_scope: null, at: 0 };
+    const rev = await store.write(subjectClaimKey("tasks.gone"), encodeClaim(orphan), 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 31_000;
+    await evictor.tick();
+    expect((await store.get(subjectClaimKey("tasks.gone")))?.revision).toBe(rev);
+    t = 62_000;
+    await evictor.tick();
+    expect((await store.get(subjectClaimKey("tasks.gone")))?.operation).toBe("DEL");
+  });
+
+  it("claims the subjects of types stored before claims existed, live types first", async () => {
+    await addAgent("alpha");
+    await addAgent("beta");
+    await addInstance("beta", "b", 0);
+    // Two types on one subject from the old, racy days: beta is live, so beta keeps it.
+    const spec = decodeAgentRecord((await store.get(agentKey("alpha")))!.value)!.spec;
+    await store.write(agentKey("alpha"), encodeRecord({ kind: "agent", spec: { ...spec, nats_subject: "tasks.beta" }, registered_at: 0, updated_at: 0 }), (await store.get(agentKey("alpha")))!.revision);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 31_000;
+    await evictor.tick();
+    expect(decodeClaim((await store.get(subjectClaimKey("tasks.beta")))!.value)).toMatchObject({ agent_type: "beta", subject: "tasks.beta" });
+  });
+
+  describe("two clocks: heartbeats taken by a replica whose clock is off", () => {
+    /** A registrar on another replica: its own view, its clock `skew` off the evictor's. */
+    async function skewedReplica(skew: number) {
+      const registrarView = new RegistryView({ now: () => t + skew });
+      const registrar = new Registrar({
+        store, view: registrarView, checker: new InlineSchemaChecks(), clock: { now: () => t + skew },
+        settings: registrarSettings({ defaultHeartbeatIntervalMs: 1000, minHeartbeatIntervalMs: 100, maxHeartbeatIntervalMs: 120_000 }),
+      });
+      const spec = agentSpecSchema.parse({
+        agent_type: "alpha", version: "1.0.0", description: "", owner_team: "t",
+        capabilities: [{ name: "alpha.run", description: "", input_schema: {}, output_schema: {} }],
+        nats_subject: "tasks.alpha", consumer_group: "alpha",
+      });
+      const settle = async () => {
+        await catchUp(store, registrarView);
+        await catchUp(store, view);
+      };
+      return {
+        register: async (id: string, intervalMs = 1000) => {
+          await registrar.register("alpha", { spec, instance_id: id, heartbeat_interval_ms: intervalMs });
+          await settle();
+        },
+        heartbeat: async (id: string) => {
+          await registrar.heartbeat("alpha", id, {});
+          await settle();
+        },
+      };
+    }
+
+    for (const skew of [-60_000, -10_000, 10_000, 60_000]) {
+      it(`${Math.abs(skew) / 1000} s ${skew < 0 ? "behind" : "ahead"}: the live instance stays, the stopped one goes a window after it was last heard`, async () => {
+        const other = await skewedReplica(skew);
+        await other.register("live");
+        await other.register("stopped");
+        evictor.start(0);
+        for (t = 250; t <= 10_000; t += 250) {
+          if (t % 500 === 0) await other.heartbeat("live");
+          if (t % 500 === 0 && t <= 2000) await other.heartbeat("stopped");
+          await evictor.tick();
+          // Never before its deadline: heard last at 2,000 on the evictor's clock, window 3,000.
+          if (t < 5000) expect(evicted).toEqual([]);
+        }
+        expect(evicted).toEqual([{ id: "stopped", lateness: 0 }]);
+        expect(await record("alpha", "stopped")).toMatchObject({ kind: "gone", reason: "evicted", at: 5000, last_heartbeat: 2000 + skew });
+        expect(await record("alpha", "live")).toMatchObject({ kind: "instance", last_heartbeat: 10_000 + skew });
+      });
+    }
+
+    it("a new instance stamped 60 s ahead, written while passes are skipped, is still evicted on time", async () => {
+      const other = await skewedReplica(60_000);
+      // A slow instance puts the next pass 180 s away; the fast one written later must bring it closer.
+      await other.register("slow", 60_000);
+      evictor.start(0);
+      await evictor.tick();
+      t = 1000;
+      await other.register("fast", 1000);
+      for (t = 1000; t <= 5000; t += 250) await evictor.tick();
+      expect(evicted).toEqual([{ id: "fast", lateness: 0 }]);
+      expect(await record("alpha", "fast")).toMatchObject({ kind: "gone", at: 4000 });
+    });
   });
 
   it("stops and reports active", () => {

@@ -3,12 +3,15 @@
  * test states only what it is about and the rest takes valid defaults.
  */
 import { readFileSync } from "node:fs";
-import { AgentIndex } from "../../src/domain/agent-index.js";
-import { AgentStatus, aggregateStatus } from "../../src/domain/model.js";
-import type { AgentState, InstanceState } from "../../src/domain/model.js";
-import { validateRegistryFile } from "../../src/domain/registry-file.js";
-import { agentSpecSchema } from "../../src/domain/spec.js";
-import type { AgentSpec, AgentSpecInput } from "../../src/domain/spec.js";
+import type { Store } from "../../src/domain/ports.js";
+import type { RegistryView } from "../../src/domain/view/view.js";
+import type { RegistrarSettings } from "../../src/service/registrar.js";
+import { AgentIndex } from "../../src/domain/query/agent-index.js";
+import { AgentStatus, aggregateStatus } from "../../src/domain/view/model.js";
+import type { AgentState, InstanceState } from "../../src/domain/view/model.js";
+import { validateRegistryFile } from "../../src/domain/spec/registry-file.js";
+import { agentSpecSchema } from "../../src/domain/spec/spec.js";
+import type { AgentSpec, AgentSpecInput } from "../../src/domain/spec/spec.js";
 
 export const EXAMPLE_REGISTRY_FILE = new URL("../../deploy/config/agent-registry.json", import.meta.url);
 
@@ -58,6 +61,7 @@ export function makeAgent(spec: AgentSpec, opts: AgentOptions = {}): AgentState 
       active_tasks: 0,
       metadata: {},
       revision: 1,
+      observed_at: registeredAt,
       ...p,
     };
     instances.set(inst.instance_id, inst);
@@ -85,4 +89,34 @@ export function exampleSpecs(): AgentSpec[] {
   const result = validateRegistryFile(JSON.parse(readFileSync(EXAMPLE_REGISTRY_FILE, "utf8")));
   if (!result.ok) throw new Error(`example registry file is invalid: ${result.errors.join("; ")}`);
   return result.specs.map((s) => agentSpecSchema.parse(s));
+}
+
+/** Registrar settings as the service's defaults have them, with `overrides`. */
+export function registrarSettings(overrides: Partial<RegistrarSettings> = {}): RegistrarSettings {
+  return {
+    missedHeartbeats: 3,
+    defaultHeartbeatIntervalMs: 30_000,
+    minHeartbeatIntervalMs: 1000,
+    maxHeartbeatIntervalMs: 3_600_000,
+    duplicateCapabilities: "allow",
+    heartbeatSubject: (t, i) => `registry.heartbeat.${t}.${i}`,
+    prefix: "registry",
+    bucketMaxBytes: 0,
+    maxMetadataBytes: 16384,
+    maxInstancesPerType: 100_000,
+    maxTypesPerTenant: 100_000,
+    ...overrides,
+  };
+}
+
+/** Applies to `view` everything `store` holds beyond the view's revision, as the feed's watch would. */
+export async function catchUp(store: Store, view: RegistryView): Promise<void> {
+  const last = await store.lastRevision();
+  if (view.revision >= last) return;
+  const watch = await store.watch(view.revision);
+  for await (const e of watch) {
+    view.apply(e);
+    if (e.revision >= last) break;
+  }
+  watch.stop();
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { JsonInterner } from "../../src/domain/json-interner.js";
-import { RegistryView } from "../../src/domain/view.js";
-import { encodeRecord } from "../../src/domain/records.js";
-import { FORGET_SCHEMAS_AFTER } from "../../src/domain/schema-sharing.js";
+import { JsonInterner } from "../../src/domain/view/json-interner.js";
+import { RegistryView } from "../../src/domain/view/view.js";
+import { encodeRecord } from "../../src/domain/view/records.js";
+import { FORGET_SCHEMAS_AFTER } from "../../src/domain/view/schema-sharing.js";
 import { makeSpec } from "./fixtures.js";
 
 const schema = () => ({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });

@@ -1,21 +1,23 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { evictionDeadline, evictionWindow, planEvictions, type LivenessPolicy } from "../../src/domain/liveness.js";
-import type { InstanceState } from "../../src/domain/model.js";
+import { evictionDeadline, evictionWindow, planEvictions, planEvictionsWithNext, type LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
+import type { InstanceState } from "../../src/domain/view/model.js";
 
 const policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 };
 
-const inst = (id: string, lastHeartbeat: number, intervalMs = 1000, extra: Partial<InstanceState> = {}): InstanceState => ({
+/** An instance whose last heartbeat the evicting replica heard at `heardAt` (stamped then too, unless `extra` says otherwise). */
+const inst = (id: string, heardAt: number, intervalMs = 1000, extra: Partial<InstanceState> = {}): InstanceState => ({
   agent_type: "alpha",
   instance_id: id,
   version: "1.0.0",
   status: "ready",
   registered_at: 0,
-  last_heartbeat: lastHeartbeat,
+  last_heartbeat: heardAt,
   heartbeat_interval_ms: intervalMs,
   active_tasks: 0,
   metadata: {},
   revision: 1,
+  observed_at: heardAt,
   ...extra,
 });
 
@@ -23,7 +25,7 @@ const dueIds = (instances: InstanceState[], now: number, graceStart = 0, p = pol
   planEvictions(instances, now, graceStart, p).due.map((i) => i.instance_id);
 
 describe("eviction deadline", () => {
-  it("is last_heartbeat + missed x interval, counted once", () => {
+  it("is the heartbeat heard + missed x interval, counted once", () => {
     expect(evictionWindow({ heartbeat_interval_ms: 1000 }, policy)).toBe(3000);
     // Registered at 0, renewed at 10,000: the deadline is 13,000, not a further window later.
     const renewed = inst("a", 10_000);
@@ -53,6 +55,50 @@ describe("eviction deadline", () => {
     const plan = planEvictions([s, inst("a", 0)], 1e12, 0, policy);
     expect(plan.due.map((i) => i.instance_id)).toEqual(["a"]);
     expect(plan.live).toBe(1);
+  });
+});
+
+describe("two clocks: the stamp of the replica that took the heartbeat, the evicting replica's own", () => {
+  const MINUTE = 60_000;
+  // Heard by the evicting replica at 10,000 on its clock; stamped by a replica `skew` off.
+  const stampedBy = (skew: number, id = "a", heardAt = 10_000) => inst(id, heardAt, 1000, { last_heartbeat: heardAt + skew });
+
+  it("a replica 60 s behind took the heartbeat: not evicted before a window on the evictor's clock (it was at once)", () => {
+    const behind = stampedBy(-MINUTE);
+    expect(evictionDeadline(behind, 0, policy)).toBe(13_000);
+    expect(dueIds([behind], 10_001)).toEqual([]);
+    expect(dueIds([behind], 12_999)).toEqual([]);
+    expect(planEvictions([behind], 11_000, 0, policy).ratio).toBe(0); // not even late
+  });
+
+  it("a replica 60 s ahead took the heartbeat: evicted a window after it was heard (it was 60 s late)", () => {
+    const ahead = stampedBy(MINUTE);
+    expect(evictionDeadline(ahead, 0, policy)).toBe(13_000);
+    expect(dueIds([ahead], 13_000)).toEqual(["a"]);
+  });
+
+  it("a grace start still pushes the deadline, whichever clock stamped the heartbeat", () => {
+    expect(evictionDeadline(stampedBy(-MINUTE), 20_000, policy)).toBe(23_000);
+    expect(evictionDeadline(stampedBy(MINUTE), 20_000, policy)).toBe(23_000);
+  });
+
+  it("plans the same evictions, ratio and next deadline whatever the stamps' skew", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.integer({ min: 100, max: 10_000 })), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 150_000 }),
+        fc.integer({ min: 0, max: 50_000 }),
+        (heard, now, graceStart) => {
+          const sp: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0.5 };
+          const same = heard.map(([at, , interval], k) => inst(`i${k}`, at, interval));
+          const skewed = heard.map(([at, skew, interval], k) => inst(`i${k}`, at, interval, { last_heartbeat: at + skew }));
+          const a = planEvictionsWithNext(same, now, graceStart, sp);
+          const b = planEvictionsWithNext(skewed, now, graceStart, sp);
+          expect(b.due.map((i) => i.instance_id)).toEqual(a.due.map((i) => i.instance_id));
+          expect([b.ratio, b.paused, b.next, b.live]).toEqual([a.ratio, a.paused, a.next, a.live]);
+        },
+      ),
+    );
   });
 });
 

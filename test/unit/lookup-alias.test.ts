@@ -4,8 +4,8 @@
  * path would refuse, wait, or answer differently.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { RegistryView } from "../../src/domain/view.js";
-import { agentKey, encodeRecord, instanceKey } from "../../src/domain/records.js";
+import { RegistryView } from "../../src/domain/view/view.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
 import { QueryService } from "../../src/service/queries.js";
 import { cap, makeSpec } from "./fixtures.js";
 
@@ -39,7 +39,7 @@ const fast = (body: string, tenant: string | null = null): string | undefined =>
 
 beforeEach(() => {
   view = new RegistryView();
-  queries = new QueryService(view, async () => true);
+  queries = new QueryService(view, async () => "reached" as const);
   revision = 0;
   addAgent("alpha");
 });

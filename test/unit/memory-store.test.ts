@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
-import { storeContract } from "./store-contract.js";
+import { storeContract, storeHistoryContract } from "./store-contract.js";
 
 storeContract("MemoryStore", () => new MemoryStore());
+storeHistoryContract("MemoryStore", () => new MemoryStore(3));
 
 describe("MemoryStore", () => {
   it("stamps entries with its replaceable clock", async () => {

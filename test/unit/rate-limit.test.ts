@@ -6,9 +6,10 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { ErrorCode, RateLimitedError } from "../../src/domain/errors.js";
 import { TypeBudgets } from "../../src/domain/rate-limit.js";
-import type { SchemaChecker } from "../../src/domain/schema-check.js";
-import { RegistryView } from "../../src/domain/view.js";
+import type { SchemaChecks } from "../../src/domain/spec/validation.js";
+import { RegistryView } from "../../src/domain/view/view.js";
 import { Registrar } from "../../src/service/registrar.js";
+import { registrarSettings } from "./fixtures.js";
 
 describe("TypeBudgets", () => {
   it("allows a burst, then refuses with the wait until a token is back", () => {
@@ -58,14 +59,14 @@ describe("Registrar spec validation budget", () => {
   });
 
   function registrar(now: { t: number }) {
-    // A checker that takes 30 ms per schema, like a large schema compiling.
-    const slow = { check: () => { const until = performance.now() + 30; while (performance.now() < until); return null; } } as unknown as SchemaChecker;
+    // A checker that reports 30 ms of compilation per schema, like large schemas compiling.
+    const slow: SchemaChecks = { checkAll: async (schemas) => ({ verdicts: schemas.map(() => null), ms: 30 * schemas.length }) };
     return new Registrar({
       store: new MemoryStore(),
       view: new RegistryView(),
       checker: slow,
       clock: { now: () => now.t },
-      settings: { missedHeartbeats: 3, defaultHeartbeatIntervalMs: 30_000, minHeartbeatIntervalMs: 1000, maxHeartbeatIntervalMs: 3_600_000, duplicateCapabilities: "allow", heartbeatSubject: (t, i) => `r.heartbeat.${t}.${i}` },
+      settings: registrarSettings({ heartbeatSubject: (t, i) => `r.heartbeat.${t}.${i}`, prefix: "r" }),
       specBudget: new TypeBudgets(10, 50), // 10 ms per second, 50 ms at once
     });
   }

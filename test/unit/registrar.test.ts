@@ -2,20 +2,15 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { RegistryError } from "../../src/domain/errors.js";
 import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
-import { agentKey, decodeAgentRecord, decodeInstanceRecord, instanceKey } from "../../src/domain/records.js";
-import { SchemaChecker } from "../../src/domain/schema-check.js";
-import { INSTANCE_ID_RE } from "../../src/domain/spec.js";
-import { RegistryView } from "../../src/domain/view.js";
+import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
+import { decodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
+import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
+import { agentSpecSchema, INSTANCE_ID_RE } from "../../src/domain/spec/spec.js";
+import { RegistryView } from "../../src/domain/view/view.js";
 import { MAX_WRITE_ATTEMPTS, Registrar, type RegistrarSettings } from "../../src/service/registrar.js";
+import { catchUp, registrarSettings } from "./fixtures.js";
 
-const settings: RegistrarSettings = {
-  missedHeartbeats: 3,
-  defaultHeartbeatIntervalMs: 30_000,
-  minHeartbeatIntervalMs: 1000,
-  maxHeartbeatIntervalMs: 3_600_000,
-  duplicateCapabilities: "allow",
-  heartbeatSubject: (t, i) => `registry.heartbeat.${t}.${i}`,
-};
+const settings: RegistrarSettings = registrarSettings();
 
 const spec = (type: string, extra: Record<string, unknown> = {}) => ({
   agent_type: type,
@@ -57,17 +52,6 @@ class FlakyStore implements Store {
   }
 }
 
-/** Applies everything the store holds beyond the view's revision. */
-async function catchUp(store: Store, view: RegistryView): Promise<void> {
-  const last = await store.lastRevision();
-  if (view.revision >= last) return;
-  const watch = await store.watch(view.revision);
-  for await (const e of watch) {
-    view.apply(e);
-    if (e.revision >= last) break;
-  }
-  watch.stop();
-}
 
 let t: number;
 let memory: MemoryStore;
@@ -77,7 +61,7 @@ let conflicts: number;
 let registrar: Registrar;
 
 const make = (v: RegistryView, s: Store = store) =>
-  new Registrar({ store: s, view: v, checker: new SchemaChecker(), clock: { now: () => t }, settings, onConflict: () => conflicts++ });
+  new Registrar({ store: s, view: v, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, onConflict: () => conflicts++ });
 
 async function instanceRecord(type: string, id: string) {
   const e = await memory.get(instanceKey(type, id));
@@ -142,7 +126,8 @@ describe("Registrar.register", () => {
     store.failWrites = 1;
     const reply = await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i1" });
     expect(conflicts).toBe(1);
-    expect(store.writes).toBe(3);
+    // The lost claim write, then the claim, the agent and the instance.
+    expect(store.writes).toBe(4);
     expect(await instanceRecord("alpha", "i1")).toMatchObject({ kind: "instance" });
     expect(reply.revision).toBe(await memory.lastRevision());
   });
@@ -161,22 +146,87 @@ describe("Registrar.register", () => {
     expect(await rejection(registrar.register("alpha", { spec: spec("alpha") }))).toMatchObject({ code: "unavailable", status: 503 });
   });
 
-  it("refuses a nats_subject taken by another live type", async () => {
+  it("refuses a nats_subject claimed by another type, live or down", async () => {
     await registrar.register("alpha", { spec: spec("alpha", { nats_subject: "tasks.shared" }) });
     await catchUp(memory, view);
     const e = await rejection(registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) }));
     expect(e.code).toBe("conflict");
-    // Once alpha has no live instance, its subject is free.
+    expect(e.message).toBe("nats_subject tasks.shared is already used by agent type alpha");
+    // Down is not gone: the subject stays alpha's until the type is removed after retention.
     await registrar.deregisterType("alpha");
     await catchUp(memory, view);
-    expect((await registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) })).agent_type).toBe("beta");
+    const squat = await rejection(registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) }));
+    expect(squat.code).toBe("conflict");
+    expect(squat.message).toMatch(/already used by agent type alpha; it is kept for that type while it is down/);
+    expect((await registrar.register("alpha", { spec: spec("alpha", { nats_subject: "tasks.shared" }) })).agent_type).toBe("alpha");
+  });
+
+  it("claims the subject in the store before writing the spec, and writes the claim only when the spec is written", async () => {
+    const first = await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i1" });
+    const claim = await memory.get(subjectClaimKey("tasks.alpha"));
+    expect(claim?.revision).toBe(first.revision - 2);
+    expect(decodeClaim(claim!.value)).toEqual({ kind: "subject_claim", subject: "tasks.alpha", agent_type: "alpha", tenant_scope: null, at: t });
+    await catchUp(memory, view);
+    store.writes = 0;
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i2" });
+    expect(store.writes).toBe(1);
+    expect((await memory.get(subjectClaimKey("tasks.alpha")))?.revision).toBe(claim?.revision);
+  });
+
+  it("lets exactly one of two types racing for one subject through, whatever the views say", async () => {
+    // Two replicas whose views know nothing yet: only the claim key can tell them apart.
+    const results = await Promise.allSettled([
+      make(new RegistryView()).register("alpha", { spec: spec("alpha", { nats_subject: "tasks.shared" }) }),
+      make(new RegistryView()).register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const lost = results.find((r) => r.status === "rejected");
+    expect((lost as PromiseRejectedResult).reason).toMatchObject({ code: "conflict" });
+    const agents = await Promise.all(["alpha", "beta"].map((type) => memory.get(agentKey(type))));
+    expect(agents.filter((a) => a !== null)).toHaveLength(1);
+  });
+
+  it("moves its claim to a new subject and gives the old one back", async () => {
+    await registrar.register("alpha", { spec: spec("alpha", { nats_subject: "tasks.old" }), instance_id: "i1" });
+    await catchUp(memory, view);
+    await registrar.register("alpha", { spec: spec("alpha", { version: "2.0.0", nats_subject: "tasks.new" }), instance_id: "i1" });
+    expect((await memory.get(subjectClaimKey("tasks.old")))?.operation).toBe("DEL");
+    expect(decodeClaim((await memory.get(subjectClaimKey("tasks.new")))!.value)?.agent_type).toBe("alpha");
+    await catchUp(memory, view);
+    expect((await registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.old" }) })).agent_type).toBe("beta");
+  });
+
+  it("keeps the old rule for a store written before claims: no other live type may use the subject", async () => {
+    // alpha registered by an older registry: a spec and an instance, no claim.
+    await memory.write(agentKey("alpha"), encodeRecord({ kind: "agent", spec: agentSpecSchema.parse(spec("alpha", { nats_subject: "tasks.shared" })), registered_at: t, updated_at: t }), 0);
+    await memory.write(instanceKey("alpha", "i1"), encodeRecord(liveInstanceRecord({ version: "1.0.0", status: "ready", registered_at: t, last_heartbeat: t, heartbeat_interval_ms: 30_000, active_tasks: 0, metadata: {}, spec_changed: false })), 0);
+    await catchUp(memory, view);
+    expect((await rejection(registrar.register("beta", { spec: spec("beta", { nats_subject: "tasks.shared" }) }))).code).toBe("conflict");
+    // alpha's next registration claims its subject.
+    await registrar.register("alpha", { spec: spec("alpha", { nats_subject: "tasks.shared" }), instance_id: "i2" });
+    expect(decodeClaim((await memory.get(subjectClaimKey("tasks.shared")))!.value)?.agent_type).toBe("alpha");
+  });
+
+  it("names another tenant's agent type in no conflict message", async () => {
+    await registrar.register("acme-bot", { spec: spec("acme-bot", { nats_subject: "tasks.shared", tenant_scope: "acme" }) });
+    await registrar.register("acme-caps", { spec: spec("acme-caps", { tenant_scope: "acme", capabilities: [{ name: "secret.plan", description: "", input_schema: {}, output_schema: {} }] }) });
+    await catchUp(memory, view);
+    const other = await rejection(registrar.register("globex-bot", { spec: spec("globex-bot", { nats_subject: "tasks.shared", tenant_scope: "globex" }) }));
+    expect(other.message).toBe("nats_subject tasks.shared is already used by another agent type");
+    const shared = await rejection(registrar.register("shared-bot", { spec: spec("shared-bot", { nats_subject: "tasks.shared" }) }));
+    expect(shared.message).not.toContain("acme");
+    const same = await rejection(registrar.register("acme-two", { spec: spec("acme-two", { nats_subject: "tasks.shared", tenant_scope: "acme" }) }));
+    expect(same.message).toContain("agent type acme-bot");
+    const strict = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings: { ...settings, duplicateCapabilities: "reject" } });
+    const dup = await rejection(strict.register("globex-caps", { spec: spec("globex-caps", { tenant_scope: "globex", capabilities: [{ name: "secret.plan", description: "", input_schema: {}, output_schema: {} }] }) }));
+    expect(dup.message).toBe("capability secret.plan is already provided by another agent type (policy: reject duplicates)");
   });
 
   it("refuses a capability another live type provides under policy reject only", async () => {
     const caps = { capabilities: [{ name: "text.summarize", description: "", input_schema: {}, output_schema: {} }] };
     await registrar.register("alpha", { spec: spec("alpha", caps) });
     await catchUp(memory, view);
-    const strict = new Registrar({ store, view, checker: new SchemaChecker(), clock: { now: () => t }, settings: { ...settings, duplicateCapabilities: "reject" } });
+    const strict = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings: { ...settings, duplicateCapabilities: "reject" } });
     const e = await rejection(strict.register("beta", { spec: spec("beta", caps) }));
     expect(e.code).toBe("conflict");
     expect(e.message).toContain("text.summarize");

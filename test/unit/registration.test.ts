@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentState, AgentStatus } from "../../src/domain/model.js";
-import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/records.js";
+import type { AgentState, AgentStatus } from "../../src/domain/view/model.js";
+import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/view/records.js";
 import {
   planHeartbeat,
   planRegister,
@@ -9,8 +9,8 @@ import {
   type Current,
   type FleetContext,
   type RegisterCommand,
-} from "../../src/domain/registration.js";
-import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec.js";
+} from "../../src/domain/lifecycle/registration.js";
+import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 const NOW = 50_000;
@@ -137,6 +137,32 @@ describe("planRegister", () => {
     expect(plan.agentWrite?.record.spec.version).toBe("1.5.0");
     expect(plan.agentWrite?.expectedRevision).toBe(5);
     expect(plan.notes).toEqual([]);
+  });
+
+  it("plans the subject's claim with the spec: created, kept, rewritten with the spec, moved", () => {
+    const spec = makeSpec("alpha");
+    const own = { record: { kind: "subject_claim" as const, subject: "tasks.alpha", agent_type: "alpha", tenant_scope: null, at: 10 }, revision: 2 };
+    expect(planRegister(cmd(spec), none, fleet(), NOW).claimWrite).toEqual({ record: { ...own.record, at: NOW }, expectedRevision: 0 });
+    const same = { agent: storedAgent(spec), instance: { record: live(), revision: 6 } };
+    expect(planRegister(cmd(spec), same, fleet({ claim: own }), NOW).claimWrite).toBeNull();
+    // Writing the spec (here: a revive) rewrites the claim on its revision, racing the sweep's delete.
+    expect(planRegister(cmd(spec), { agent: storedAgent(spec), instance: null }, fleet({ claim: own }), NOW).claimWrite).toEqual({ record: own.record, expectedRevision: 2 });
+    const moved = planRegister(cmd(makeSpec("alpha", { version: "2.0.0", nats_subject: "tasks.new" })), same, fleet(), NOW);
+    expect(moved.claimWrite).toMatchObject({ record: { subject: "tasks.new" }, expectedRevision: 0 });
+    expect(moved.releaseSubject).toBe("tasks.alpha");
+    expect(planRegister(cmd(makeSpec("alpha", { version: "2.0.0" })), same, fleet({ claim: own }), NOW).releaseSubject).toBeNull();
+  });
+
+  it("leaves the claim alone when a rollback keeps the newer spec", () => {
+    const stored = storedAgent(makeSpec("alpha", { version: "2.0.0", nats_subject: "tasks.v2" }));
+    const plan = planRegister(cmd(makeSpec("alpha", { version: "1.0.0" })), { agent: stored, instance: null }, fleet({ otherLiveVersions: ["2.0.0"] }), NOW);
+    expect(plan.claimWrite).toBeNull();
+    expect(plan.releaseSubject).toBeNull();
+  });
+
+  it("refuses a subject another type claimed before writing anything", () => {
+    const theirs = { record: { kind: "subject_claim" as const, subject: "tasks.alpha", agent_type: "beta", tenant_scope: null, at: 10 }, revision: 2 };
+    expect(registryError(() => planRegister(cmd(makeSpec("alpha")), none, fleet({ claim: theirs }), NOW)).code).toBe("conflict");
   });
 
   it("refuses a nats_subject used by another live agent type, not by a deregistered one", () => {

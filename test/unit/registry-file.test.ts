@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseSpecDocument, registryEntryToSpec, validateRegistryFile } from "../../src/domain/registry-file.js";
-import { agentSpecSchema } from "../../src/domain/spec.js";
+import { parseSpecDocument } from "../../src/adapters/file/documents.js";
+import { registryEntryToSpec, validateRegistryFile } from "../../src/domain/spec/registry-file.js";
+import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { EXAMPLE_REGISTRY_FILE } from "./fixtures.js";
 
 type Entry = Record<string, unknown> & { card: Record<string, unknown> };
@@ -104,7 +105,7 @@ describe("validateRegistryFile rules", () => {
     {
       rule: "schema: queueSubject without wildcards",
       agents: [entry("a", (e) => (e["queueSubject"] = "agent.tasks.*"))],
-      errors: ["agents[0] (a): queueSubject: a NATS subject without wildcards or spaces (AgentSpec nats_subject)"],
+      errors: ["agents[0] (a): queueSubject: a NATS subject without wildcards, spaces or control characters (AgentSpec nats_subject)"],
     },
   ])("$rule", ({ agents, errors }) => {
     expect(errorsOf(...agents)).toEqual(errors);

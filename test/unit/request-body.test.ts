@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { maxNesting, parseRequestBody, type BodyLimits } from "../../src/domain/request-body.js";
+import { maxNesting, parseRequestBody, type BodyLimits } from "../../src/adapters/nats/request-body.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 const limits: BodyLimits = { maxBytes: 256 * 1024, maxDepth: 64 };

@@ -1,10 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RegistryError } from "../../src/domain/errors.js";
-import type { AgentState } from "../../src/domain/model.js";
-import { visibleTo } from "../../src/domain/model.js";
-import { route } from "../../src/domain/routing.js";
-import type { RouteRequest } from "../../src/domain/routing.js";
+import type { AgentState } from "../../src/domain/view/model.js";
+import { visibleTo } from "../../src/domain/view/model.js";
+import { route, routingWeight } from "../../src/domain/query/routing.js";
+import { MAX_WEIGHT } from "../../src/protocol/spec.js";
+import type { RouteRequest } from "../../src/domain/query/routing.js";
 import { cap, indexOf, makeAgent, makeSpec } from "./fixtures.js";
 
 type Case = {
@@ -218,6 +219,18 @@ describe("route", () => {
       });
     },
   );
+
+  it("keeps every score finite and bounded when a stored spec carries a weight from before the bound", () => {
+    // Parsed specs cannot carry it any more; a record stored by an older registry can.
+    const hog = makeAgent({ ...makeSpec({ agent_type: "hog", capabilities: [cap("x")] }), weight: 1e308 });
+    const fair = agent("fair", [cap("x", { tags: ["t"] })], { weight: MAX_WEIGHT }, { registered_at: 0 });
+    const result = route(indexOf([hog, fair]), { skill: "x", tags: ["t"] }, null);
+    expect(result.agent_type).toBe("fair");
+    expect(result.candidates.map((c) => c.score)).toEqual([1500, 1000]);
+    expect(JSON.parse(JSON.stringify(result)).candidates.every((c: { score: unknown }) => typeof c.score === "number")).toBe(true);
+    expect(routingWeight(Number.POSITIVE_INFINITY)).toBe(MAX_WEIGHT);
+    expect(routingWeight(Number.NaN)).toBe(1);
+  });
 
   it("agrees with a full scan on random fleets", () => {
     const tags = ["t1", "t2", "t3"];

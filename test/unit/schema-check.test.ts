@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Ajv } from "ajv";
 import { RegistryError } from "../../src/domain/errors.js";
-import { MAX_PATTERN_LENGTH, MAX_SCHEMA_BYTES, SchemaChecker } from "../../src/domain/schema-check.js";
-import { validateSpec } from "../../src/domain/validation.js";
+import { MAX_PATTERN_LENGTH, MAX_SCHEMA_BYTES, SchemaChecker } from "../../src/domain/spec/schema-check.js";
+import { validateSpec } from "../../src/domain/spec/validation.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -58,12 +58,17 @@ describe("SchemaChecker", () => {
     expect(checker.check(relative)).toMatch(/minimum must be number/);
   });
 
-  it("refuses patterns with nested quantifiers and over-long patterns", () => {
-    expect(checker.check({ type: "string", pattern: "^(a+)+$" })).toMatch(/nests quantifiers/);
-    expect(checker.check({ type: "string", pattern: "^(\\w*)*@" })).toMatch(/nests quantifiers/);
-    expect(checker.check({ type: "string", pattern: "(\\d{1,3}){2,}" })).toMatch(/nests quantifiers/);
-    expect(checker.check({ type: "object", properties: { deep: { type: "string", pattern: "(x+)*" } } })).toMatch(/nests quantifiers/);
-    expect(checker.check({ type: "object", patternProperties: { "^(k+)+$": {} } })).toMatch(/nests quantifiers/);
+  it("compiles patterns for the linear-time engine and refuses what it cannot run, with the path", () => {
+    expect(checker.check({ type: "string", pattern: "^(a+)+$" })).toBeNull();
+    expect(checker.check({ type: "object", patternProperties: { "^(k+)+$": {} } })).toBeNull();
+    expect(checker.verdict({ type: "object", properties: { deep: { type: "string", pattern: "(?=x)y" } } })).toEqual({
+      path: "properties.deep.pattern",
+      message: expect.stringMatching(/^pattern "\(\?=x\)y" cannot be matched in linear time/),
+    });
+    expect(checker.verdict({ type: "object", patternProperties: { "^ok$": {}, "(a)\\1": {} } })?.path).toBe("patternProperties");
+    // Patterns that ajv itself would skip (an unreferenced definition) are checked too; data is not a schema.
+    expect(checker.verdict({ $defs: { unused: { pattern: "(?<=a)" } } })?.path).toBe("$defs.unused.pattern");
+    expect(checker.check({ const: { pattern: "(?<=a)" }, examples: [{ pattern: "(?<=a)" }] })).toBeNull();
     expect(checker.check({ type: "string", pattern: "a".repeat(MAX_PATTERN_LENGTH + 1) })).toMatch(/the limit is 512/);
     expect(checker.check({ type: "string", pattern: "^(ab)+[a-z]*$" })).toBeNull();
   });
@@ -128,6 +133,12 @@ describe("validateSpec", () => {
     expect(issues[0]?.path).toBe("capabilities.1.input_schema");
     expect(issues[0]?.message).toMatch(/schema does not compile/);
     expect(issuesOf(raw({ capabilities: [cap("a.one", { output_schema: { $ref: "http://evil/x" } })] }))[0]?.path).toBe("capabilities.0.output_schema");
+  });
+
+  it("names a pattern the linear-time engine cannot run by its path inside the schema", () => {
+    const input_schema = { type: "object", properties: { q: { type: "string", pattern: "^(?!admin)" } } };
+    const issues = issuesOf(raw({ capabilities: [cap("a.one", { input_schema })] }));
+    expect(issues).toEqual([{ path: "capabilities.0.input_schema.properties.q.pattern", message: expect.stringMatching(/^schema does not compile: pattern "\^\(\?!admin\)" cannot be matched in linear time/) }]);
   });
 
   it("names a duplicate capability and where it was first declared", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SearchIndex, stem, tokenize } from "../../src/domain/search.js";
+import { MAX_INDEXED_CHARS, SearchIndex, capabilityText, stem, tokenize } from "../../src/domain/query/search.js";
 import { cap, exampleSpecs, makeSpec } from "./fixtures.js";
 
 const all = (): boolean => true;
@@ -137,6 +137,20 @@ describe("SearchIndex updates", () => {
     expect(index.size).toBe(0);
     expect(index.termCount).toBe(0);
     expect(index.query("parser", 10, all)).toEqual([]);
+  });
+
+  it("indexes the start of long descriptions and of every example, within MAX_INDEXED_CHARS", () => {
+    const filler = (n: number) => "lorem ".repeat(n);
+    const long = cap("long.one", {
+      description: `${filler(10)} early ${filler(400)} buried`,
+      examples: [`first ${filler(200)} hidden`, `second ${filler(10)}`, ...Array.from({ length: 60 }, (_, i) => `ex${i} ${filler(100)}`)],
+    });
+    const index = new SearchIndex();
+    const spec = makeSpec({ agent_type: "a", description: `${filler(10)} agentword ${filler(500)} agentburied`, capabilities: [long] });
+    index.update("a", spec);
+    for (const found of ["early", "first", "second", "agentword"]) expect(index.query(found, 1, all), found).toHaveLength(1);
+    for (const missed of ["buried", "hidden", "ex59", "agentburied"]) expect(index.query(missed, 1, all), missed).toEqual([]);
+    expect(capabilityText(spec.capabilities[0]!).length).toBeLessThanOrEqual(MAX_INDEXED_CHARS.capability);
   });
 
   it("orders equal scores by agent_type then capability", () => {

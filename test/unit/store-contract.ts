@@ -5,7 +5,7 @@
  * production. `makeStore` must give an empty store each time.
  */
 import { describe, expect, it } from "vitest";
-import { StoreConflictError, type Store, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
+import { StoreConflictError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../src/domain/ports.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -197,6 +197,31 @@ export function storeContract(name: string, makeStore: () => Store | Promise<Sto
       ]);
       clearTimeout(timer);
       expect(result).toEqual({ done: true, value: undefined });
+    });
+  });
+}
+
+/** The kept values of each key (StoreHistory), for stores made with a history of 3. */
+export function storeHistoryContract(name: string, makeStore: () => (Store & StoreHistory) | Promise<Store & StoreHistory>): void {
+  describe(`Store history contract: ${name}`, () => {
+    it("keeps the last values of each key, oldest first, and a resumed watch gives every kept value after the revision", async () => {
+      const store = await makeStore();
+      expect(store.historyDepth).toBe(3);
+      let rev = 0;
+      for (const v of ["a", "b", "c", "d"]) rev = await store.write("instances.t.i1", enc.encode(v), rev);
+      const other = await store.write("instances.t.i2", enc.encode("x"), 0);
+      await store.remove("instances.t.i2", other);
+      expect((await store.history("instances.t.i1")).map((e) => dec.decode(e.value))).toEqual(["b", "c", "d"]);
+      expect((await store.history("instances.t.i2")).map((e) => e.operation)).toEqual(["PUT", "DEL"]);
+      expect(await store.history("instances.t.none")).toEqual([]);
+      const { watch, it: iter } = await openWatch(store, 2);
+      expect(summary(await take(iter, 4))).toEqual([
+        ["instances.t.i1", "PUT", "c"],
+        ["instances.t.i1", "PUT", "d"],
+        ["instances.t.i2", "PUT", "x"],
+        ["instances.t.i2", "DEL", ""],
+      ]);
+      watch.stop();
     });
   });
 }

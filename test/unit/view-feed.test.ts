@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
-import { eventId, type StoreEvent } from "../../src/domain/events.js";
+import { eventId, type StoreEvent } from "../../src/domain/view/events.js";
 import type { StoreEntry, StoreReader, StoreWatch } from "../../src/domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/records.js";
-import { agentSpecSchema } from "../../src/domain/spec.js";
-import { RegistryView } from "../../src/domain/view.js";
+import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/view/records.js";
+import { agentSpecSchema } from "../../src/domain/spec/spec.js";
+import { encodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
+import { RegistryView } from "../../src/domain/view/view.js";
 import { silentLogger } from "../../src/service/logger.js";
 import { ViewFeed, type ViewFeedDeps } from "../../src/service/view-feed.js";
 import { waitFor } from "../harness/wait.js";
@@ -87,38 +88,69 @@ describe("ViewFeed", () => {
     await f.start();
     await f.whenLoaded();
     const rev = await addInstance("alpha", "i1");
-    expect(await f.waitForRevision(rev, 2000)).toBe(true);
+    expect(await f.waitForRevision(rev, 2000)).toBe("reached");
     expect(events.map((e) => e.type)).toEqual(["registry.agent.registered", "registry.capability.changed"]);
     expect(ids()).toEqual([`${rev}-0`, `${rev}-1`]);
+  });
+
+  it("becomes loaded, and goes on, when applying the last entry of the load throws", async () => {
+    await addAgent("alpha");
+    await addAgent("boom");
+    // A listener that throws stands for any bug on the apply path: before, the watch ended on
+    // it, resumed past it, and the view was never marked loaded (the replica never ready).
+    view.addListener({ update: (type) => { if (type === "boom") throw new Error("listener bug"); } });
+    const unreadable: number[] = [];
+    const f = startFeed(store, { onUnreadable: () => unreadable.push(view.revision) });
+    await f.start();
+    await waitFor(() => f.loaded, { message: "loaded" });
+    expect(unreadable).toEqual([2]);
+    await addAgent("gamma");
+    await waitFor(() => view.get("gamma") !== undefined, { message: "later entries applied" });
+    expect(restarts).toEqual([]);
   });
 
   it("passes reserved keys on and counts their revisions", async () => {
     const f = startFeed();
     await f.start();
     const rev = await store.write(LEASE_KEY, new TextEncoder().encode('{"holder":"x"}'), 0);
-    expect(await f.waitForRevision(rev, 2000)).toBe(true);
+    expect(await f.waitForRevision(rev, 2000)).toBe("reached");
     expect(reserved.map((e) => e.key)).toEqual([LEASE_KEY]);
     expect(view.revision).toBe(rev);
     expect(events).toEqual([]);
   });
 
-  it("waitForRevision resolves at once when reached and false on timeout", async () => {
+  it("keeps subject claims in the view and never hands them to the lease", async () => {
+    const f = startFeed();
+    await f.start();
+    const key = subjectClaimKey("tasks.alpha");
+    const record = { kind: "subject_claim" as const, subject: "tasks.alpha", agent_type: "alpha", tenant_scope: null, at: 0 };
+    const put = await store.write(key, encodeClaim(record), 0);
+    expect(await f.waitForRevision(put, 2000)).toBe("reached");
+    expect(view.claims.forSubject("tasks.alpha")).toEqual({ record, revision: put });
+    await store.remove(key, put);
+    expect(await f.waitForRevision(put + 1, 2000)).toBe("reached");
+    expect(view.claims.size).toBe(0);
+    expect(reserved).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it("waitForRevision resolves at once when reached and timed_out on timeout", async () => {
     await addAgent("alpha");
     const f = startFeed();
     await f.start();
     await f.whenLoaded();
-    expect(await f.waitForRevision(1, 10)).toBe(true);
+    expect(await f.waitForRevision(1, 10)).toBe("reached");
     const started = Date.now();
-    expect(await f.waitForRevision(99, 50)).toBe(false);
+    expect(await f.waitForRevision(99, 50)).toBe("timed_out");
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
   });
 
-  it("answers pending waits with false when it stops", async () => {
+  it("answers pending waits with timed_out when it stops", async () => {
     const f = startFeed();
     await f.start();
     const pending = f.waitForRevision(10, 60_000);
     await f.stop();
-    expect(await pending).toBe(false);
+    expect(await pending).toBe("timed_out");
   });
 
   it("resumes after a restart from what it applied, without duplicates", async () => {
@@ -130,7 +162,7 @@ describe("ViewFeed", () => {
     f.restart("test");
     await addInstance("alpha", "i2");
     const last = await addInstance("alpha", "i3");
-    expect(await f.waitForRevision(last, 3000)).toBe(true);
+    expect(await f.waitForRevision(last, 3000)).toBe("reached");
     expect(restarts).toEqual(["test"]);
     const registered = events.filter((e) => e.type === "registry.agent.registered").map((e) => e.revision);
     expect(registered).toEqual([2, 3, 4]);
@@ -148,7 +180,7 @@ describe("ViewFeed", () => {
     await waitFor(() => events.length === 2);
     f.restart("overlap");
     const last = await addInstance("alpha", "i2");
-    expect(await f.waitForRevision(last, 3000)).toBe(true);
+    expect(await f.waitForRevision(last, 3000)).toBe("reached");
     expect(ids()).toEqual(["2-0", "2-1", "3-0"]);
   });
 
@@ -220,7 +252,7 @@ describe("ViewFeed", () => {
       expect(events).toEqual([]);
       expect(survivor).not.toBe(store);
       const rev = await addInstance("alpha", "a1");
-      expect(await f.waitForRevision(rev, 2000)).toBe(true);
+      expect(await f.waitForRevision(rev, 2000)).toBe("reached");
       expect(events.map((e) => e.type)).toEqual(["registry.agent.registered", "registry.capability.changed"]);
     });
 

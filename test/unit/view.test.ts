@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/events.js";
-import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/model.js";
+import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/view/events.js";
+import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
 import {
   agentKey,
   encodeRecord,
@@ -8,9 +8,10 @@ import {
   type AgentRecord,
   type LiveInstanceRecord,
   type RemovalReason,
-} from "../../src/domain/records.js";
-import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec.js";
-import { RegistryView, type StoreEntry } from "../../src/domain/view.js";
+} from "../../src/domain/view/records.js";
+import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
+import type { StoreEntry } from "../../src/domain/ports.js";
+import { RegistryView } from "../../src/domain/view/view.js";
 
 function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<string, unknown> = {}): AgentSpec {
   return agentSpecSchema.parse({
@@ -225,9 +226,42 @@ describe("RegistryView.apply: order and idempotence", () => {
     const view = new RegistryView();
     expect(view.apply(put(agentKey("alpha"), 1, new TextEncoder().encode("not json")))).toEqual([]);
     expect(view.apply(put(instanceKey("alpha", "i"), 2, new TextEncoder().encode('{"kind":"x"}')))).toEqual([]);
-    expect(view.undecodable).toBe(2);
+    expect(view.unreadable).toBe(2);
     expect(view.size).toBe(0);
     expect(view.revision).toBe(2);
+  });
+
+  it("reads an unreadable record as an absent key: the agent leaves, its instances wait as orphans, listeners are told once each", () => {
+    const view = new RegistryView();
+    const told: string[] = [];
+    view.onUnreadable((key, revision, problem) => told.push(`${key}@${revision}: ${problem}`));
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    const garbled = put(agentKey("alpha"), 3, new TextEncoder().encode('{"kind":"agent","spec":{"capabilities":"abc"},"registered_at":1,"updated_at":1}'));
+    expect(capEvents(view.apply(garbled)).map((e) => `${e.name} ${e.change}`)).toEqual(["alpha.run removed"]);
+    expect(view.get("alpha")).toBeUndefined();
+    expect(view.providersOf("alpha.run").size).toBe(0);
+    expect(view.instance("alpha", "i1")?.revision).toBe(2);
+    // Nothing it skipped reaches the schema sharing, whose timer used to throw on it.
+    expect(() => view.shareSchemas(100)).not.toThrow();
+    // A readable record back: the instance is there again.
+    view.apply(agentPut(4, makeSpec("alpha")));
+    expect(view.get("alpha")).toMatchObject({ status: "ready" });
+    expect(types(view.apply(put(instanceKey("alpha", "i1"), 5, new TextEncoder().encode('{"kind":"instance"}'))))).toEqual(["registry.agent.deregistered", "registry.capability.changed"]);
+    expect(view.get("alpha")?.instances.size).toBe(0);
+    expect(told).toEqual(["agents.alpha@3: spec.agent_type: not a string", "instances.alpha.i1@5: version: not a string"]);
+    expect(view.unreadable).toBe(2);
+  });
+
+  it("counts keys that are not the registry's and leaves nothing behind for unknown agent types", () => {
+    const view = new RegistryView();
+    const value = encodeRecord({ ...LIVE });
+    for (const [i, key] of ["instances.UPPER.i", "instances.a.b.c", "agents.-x", "other.key"].entries()) expect(view.apply(put(key, i + 1, value))).toEqual([]);
+    expect(view.apply(put(instanceKey("beta", "i"), 5, new TextEncoder().encode("[]")))).toEqual([]);
+    expect(view.apply(del(instanceKey("gamma", "i"), 6))).toEqual([]);
+    expect(view.unreadable).toBe(5);
+    expect(view.instance("beta", "i")).toBeUndefined();
+    expect([...view.orphanTombstoneTypes()]).toEqual([]);
   });
 
   it("gives cloud events the id revision-index", () => {
@@ -320,3 +354,42 @@ describe("RegistryView.current and listeners", () => {
   });
 });
 
+
+describe("RegistryView: when this replica heard each instance (observed_at), on its own clock", () => {
+  it("stamps every register or heartbeat applied with its clock, whatever the record's last_heartbeat says", () => {
+    let t = 50_000;
+    const view = new RegistryView({ now: () => t });
+    view.apply(agentPut(1, makeSpec("alpha")));
+    // Stamped by a replica a minute behind, then by one a minute ahead.
+    view.apply(instPut(2, "alpha", "i1", { last_heartbeat: t - 60_000 }));
+    expect(view.instance("alpha", "i1")).toMatchObject({ last_heartbeat: -10_000, observed_at: 50_000 });
+    t = 51_000;
+    view.apply(instPut(3, "alpha", "i1", { last_heartbeat: t + 60_000 }));
+    expect(view.instance("alpha", "i1")).toMatchObject({ last_heartbeat: 111_000, observed_at: 51_000 });
+    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 50_000, minIntervalMs: 1000 });
+  });
+
+  it("does not hear an entry it already applied again (a resumed watch overlaps)", () => {
+    let t = 1000;
+    const view = new RegistryView({ now: () => t });
+    view.apply(agentPut(1, makeSpec("alpha")));
+    const beat = instPut(2, "alpha", "i1");
+    view.apply(beat);
+    view.takeInstanceChanges();
+    t = 9000;
+    view.apply(beat);
+    expect(view.instance("alpha", "i1")?.observed_at).toBe(1000);
+    expect(view.takeInstanceChanges()).toBeNull();
+  });
+
+  it("reports orphans adopted by their agent record with the time they were heard", () => {
+    let t = 1000;
+    const view = new RegistryView({ now: () => t });
+    view.apply(instPut(1, "alpha", "i1"));
+    view.takeInstanceChanges();
+    t = 5000;
+    view.apply(agentPut(2, makeSpec("alpha")));
+    expect(view.instance("alpha", "i1")?.observed_at).toBe(1000);
+    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 1000, minIntervalMs: 1000 });
+  });
+});

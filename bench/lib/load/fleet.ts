@@ -7,7 +7,7 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { subjects } from "../../../src/adapters/nats/subjects.js";
+import { subjects } from "../../../src/protocol/subjects.js";
 import { Recorder, round } from "../stats.js";
 import { agentTypeName, specInput, type FleetShape } from "../specs.js";
 import { roundSummary } from "./closed-loop.js";

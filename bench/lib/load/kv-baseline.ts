@@ -17,7 +17,7 @@ const isAck = (msg: Msg): boolean => /"seq":\d+/.test(decoder.decode(msg.data));
 const TICK_MS = 5;
 
 export async function kvWriteBaseline(nc: NatsConnection, opts: { bucket: string; keys: number; ratePerSec: number; durationMs: number }): Promise<object> {
-  await openBucket(jetstream(nc, { timeout: 10_000 }), { bucket: opts.bucket, replicas: 1, history: 1, timeoutMs: 10_000 });
+  await openBucket(jetstream(nc, { timeout: 10_000 }), { bucket: opts.bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 10_000 });
   // A KV put is a JetStream publish to $KV.<bucket>.<key>; sent through the same requester as
   // the heartbeats, so baseline and load pay the same client costs.
   const requester = inboxRequester(nc);

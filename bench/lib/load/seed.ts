@@ -6,14 +6,14 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import { openBucket } from "../../../src/adapters/nats/kv-store.js";
-import { agentKey, encodeRecord, instanceKey } from "../../../src/domain/records.js";
+import { agentKey, encodeRecord, instanceKey } from "../../../src/domain/view/records.js";
 import { agentTypeName, storedSpec, type FleetShape } from "../specs.js";
 import { round } from "../stats.js";
 
 const IN_FLIGHT = 512;
 
 export async function seedBucket(nc: NatsConnection, bucket: string, shape: FleetShape, instancesPerType: number, intervalMs: number): Promise<object> {
-  const { kv } = await openBucket(jetstream(nc, { timeout: 30_000 }), { bucket, replicas: 1, history: 1, timeoutMs: 30_000 });
+  const { kv } = await openBucket(jetstream(nc, { timeout: 30_000 }), { bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 30_000 });
   const started = performance.now();
   const now = Date.now();
   const writes: Array<() => Promise<unknown>> = [];

@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "../../../src/client/connection.js";
-import { subjects } from "../../../src/adapters/nats/subjects.js";
+import { subjects } from "../../../src/protocol/subjects.js";
 import { agentTypeName, capabilityCount, capabilityName, type FleetShape } from "../specs.js";
 import { closedLoop } from "./closed-loop.js";
 import { EventProbe, evictionReport, readDeregistered } from "./events.js";

@@ -53,6 +53,12 @@ export function createMetrics(registry: Registry = new Registry()) {
       labelNames: ["reason"] as const,
       registers,
     }),
+    schemaWorkersLost: new Counter({
+      name: "agent_registry_schema_workers_lost_total",
+      help: "Schema check worker threads replaced, by reason (timeout: a schema compiled too long; crash)",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
     evictions: new Counter({
       name: "agent_registry_evictions_total",
       help: "Instances evicted by this replica for missed heartbeats",
@@ -85,6 +91,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Store operations that failed (timeouts, JetStream errors)",
       registers,
     }),
+    storeRecordsUnreadable: new Counter({
+      name: "agent_registry_store_records_unreadable_total",
+      help: "Bucket entries skipped because the registry could not read their record (not JSON, another shape, a foreign key); each key is logged once",
+      registers,
+    }),
     viewRevision: new Gauge({
       name: "agent_registry_view_revision",
       help: "Last bucket revision applied to this replica's view",
@@ -105,6 +116,17 @@ export function createMetrics(registry: Registry = new Registry()) {
     evictorLeader: new Gauge({
       name: "agent_registry_evictor_leader",
       help: "1 while this replica holds the evictor lease, else 0",
+      registers,
+    }),
+    statusChangesHeld: new Counter({
+      name: "agent_registry_status_changes_held_total",
+      help: "Instance status changes held back by REGISTRY_STATUS_CHANGES_PER_SECOND (the latest is written when allowed)",
+      registers,
+    }),
+    limitUsage: new Gauge({
+      name: "agent_registry_limit_usage_ratio",
+      help: "How full each quota is, 0..1: the fullest agent type (instances_per_type), the fullest tenant (types_per_tenant), the bucket (bucket_bytes)",
+      labelNames: ["limit"] as const,
       registers,
     }),
     selfPreservationActive: new Gauge({
@@ -132,6 +154,11 @@ export function createMetrics(registry: Registry = new Registry()) {
     eventPublishFailures: new Counter({
       name: "agent_registry_event_publish_failures_total",
       help: "Registry events whose publish failed (they are retried from the store)",
+      registers,
+    }),
+    eventsUnrecoverable: new Counter({
+      name: "agent_registry_events_unrecoverable_total",
+      help: "Keys (or, past the recovery bound, writes) whose events after the last stored one a start could not derive",
       registers,
     }),
 

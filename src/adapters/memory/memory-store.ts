@@ -1,19 +1,29 @@
 /**
- * An in-memory Store with the semantics of a JetStream KV bucket of history 1: one global
- * revision sequence, compare-and-set on the key's last revision, delete markers that a watch
- * sees. Unit tests use it in place of NATS; the store contract tests hold it to the same rules.
+ * An in-memory Store with the semantics of a JetStream KV bucket: one global revision
+ * sequence, compare-and-set on the key's last revision, delete markers that a watch sees, and
+ * the last `history` values of each key kept (1 by default). A watch from revision 0 gives the
+ * last value of every key; from a later revision, every kept value after it, as a KV watch
+ * resumed from a sequence does. Unit tests use it in place of NATS; the store contract tests
+ * hold it to the same rules.
  */
-import { StoreConflictError, type Store, type StoreEntry, type StoreWatch } from "../../domain/ports.js";
+import { StoreConflictError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
 
-export class MemoryStore implements Store {
+export class MemoryStore implements Store, StoreHistory {
   private seq = 0;
-  private readonly entries = new Map<string, StoreEntry>();
+  /** Kept values of each key, oldest first; the last is the current one. */
+  private readonly entries = new Map<string, StoreEntry[]>();
   private readonly watchers = new Set<(e: StoreEntry) => void>();
   /** Clock for entry timestamps; tests may replace it. */
   now: () => number = () => Date.now();
 
+  constructor(readonly historyDepth = 1) {}
+
   async get(key: string): Promise<StoreEntry | null> {
-    return this.entries.get(key) ?? null;
+    return this.entries.get(key)?.at(-1) ?? null;
+  }
+
+  async history(key: string): Promise<StoreEntry[]> {
+    return [...(this.entries.get(key) ?? [])];
   }
 
   async lastRevision(): Promise<number> {
@@ -31,9 +41,8 @@ export class MemoryStore implements Store {
   }
 
   async watch(afterRevision: number): Promise<StoreWatch> {
-    const queue: StoreEntry[] = [...this.entries.values()]
-      .filter((e) => e.revision > afterRevision)
-      .sort((a, b) => a.revision - b.revision);
+    const kept = afterRevision > 0 ? [...this.entries.values()].flat() : [...this.entries.values()].map((h) => h.at(-1)!);
+    const queue: StoreEntry[] = kept.filter((e) => e.revision > afterRevision).sort((a, b) => a.revision - b.revision);
     let wake: (() => void) | null = null;
     let stopped = false;
     const listener = (e: StoreEntry): void => {
@@ -63,7 +72,7 @@ export class MemoryStore implements Store {
   }
 
   private checkRevision(key: string, expectedRevision: number): void {
-    const current = this.entries.get(key);
+    const current = this.entries.get(key)?.at(-1);
     const live = current && current.operation === "PUT" ? current.revision : 0;
     // Like KV create(): a deleted key counts as absent for expectedRevision 0.
     if (expectedRevision === 0 ? live !== 0 : current?.revision !== expectedRevision) throw new StoreConflictError(key);
@@ -71,7 +80,10 @@ export class MemoryStore implements Store {
 
   private append(key: string, operation: StoreEntry["operation"], value: Uint8Array): number {
     const entry: StoreEntry = { key, revision: ++this.seq, operation, value, created: this.now() };
-    this.entries.set(key, entry);
+    let kept = this.entries.get(key);
+    if (!kept) this.entries.set(key, (kept = []));
+    kept.push(entry);
+    if (kept.length > this.historyDepth) kept.splice(0, kept.length - this.historyDepth);
     for (const w of this.watchers) w(entry);
     return entry.revision;
   }

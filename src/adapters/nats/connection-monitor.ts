@@ -1,9 +1,12 @@
 /**
  * Follows the service connection's status events: metrics and logs for disconnects,
  * reconnects, lame-duck mode and errors, a hook on reconnect (the view feed restarts its watch
- * at once rather than waiting ~10 s for missed consumer heartbeats), and one on a final close.
+ * at once rather than waiting ~10 s for missed consumer heartbeats), one on a final close, and
+ * one when the server takes a subscription away (a permissions change reloaded into the
+ * server): nats.js does not close a queue subscription it cannot match to the server's error,
+ * so without this an API endpoint could go deaf while the replica still reported itself ready.
  */
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection } from "@nats-io/nats-core";
 import type { RegistryMetrics } from "../http/metrics.js";
 import type { Logger } from "../../service/logger.js";
 
@@ -11,6 +14,7 @@ export type ConnectionHooks = {
   onUp: (up: boolean) => void;
   onReconnect: () => void;
   onClosed: (err: Error | void) => void;
+  onSubscriptionDenied?: (subject: string, err: Error) => void;
 };
 
 export function monitorConnection(conn: NatsConnection, metrics: Pick<RegistryMetrics, "natsConnected" | "natsReconnects">, log: Logger, hooks: ConnectionHooks): void {
@@ -35,9 +39,12 @@ export function monitorConnection(conn: NatsConnection, metrics: Pick<RegistryMe
         case "ldm":
           log.warn("NATS server entering lame-duck mode");
           break;
-        case "error":
-          log.error({ err: "error" in s ? s.error : undefined }, "NATS error");
+        case "error": {
+          const err = "error" in s ? s.error : undefined;
+          log.error({ err }, "NATS error");
+          if (err instanceof errors.PermissionViolationError && err.operation === "subscription") hooks.onSubscriptionDenied?.(err.subject, err);
           break;
+        }
         default:
           break;
       }

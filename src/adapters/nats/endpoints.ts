@@ -10,14 +10,15 @@ import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../../domain/errors.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
-import { parseRequestBody, type BodyLimits } from "../../domain/request-body.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../domain/spec.js";
-import { deregisterMessage, registerMessage } from "../../domain/messages.js";
-import { parseHeartbeatMessage, parseMessage } from "../../domain/validation.js";
+import { parseRequestBody, type BodyLimits } from "./request-body.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../protocol/ids.js";
+import type { InstanceStatus } from "../../protocol/states.js";
+import { deregisterMessage, registerMessage } from "../../service/messages.js";
+import { parseHeartbeatMessage, parseMessage } from "../../service/messages.js";
 import type { Registrar } from "../../service/registrar.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../service/logger.js";
-import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, type QueryOp } from "./subjects.js";
+import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, type QueryOp } from "../../protocol/subjects.js";
 
 export const CORRELATION_HEADER = "Registry-Correlation-Id";
 
@@ -34,7 +35,7 @@ export type EndpointDeps = {
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
   observe?: (endpoint: string, outcome: string, seconds: number) => void;
   /** Called after a heartbeat was stored (heartbeat events). */
-  onHeartbeat?: (agentType: string, instanceId: string, status: string, activeTasks: number | undefined) => void;
+  onHeartbeat?: (agentType: string, instanceId: string, status: InstanceStatus, activeTasks: number | undefined) => void;
 };
 
 type Handler = (tokens: string[], body: Record<string, unknown>, data: Uint8Array) => Promise<object | Uint8Array>;

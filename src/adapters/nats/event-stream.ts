@@ -7,8 +7,8 @@
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from "@nats-io/jetstream";
 import { AckedPublisher } from "./acked-publisher.js";
-import type { CloudEvent } from "../../domain/events.js";
-import type { Subjects } from "./subjects.js";
+import type { CloudEvent } from "../../domain/view/events.js";
+import type { Subjects } from "../../protocol/subjects.js";
 
 export const REVISION_HEADER = "Registry-Revision";
 export const EVENT_INDEX_HEADER = "Registry-Event-Index";
@@ -17,7 +17,8 @@ const MSG_ID_HEADER = "Nats-Msg-Id";
 const EXPECTED_LAST_MSG_ID_HEADER = "Nats-Expected-Last-Msg-Id";
 const encoder = new TextEncoder();
 
-export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; timeoutMs: number };
+/** `maxBytes` 0: unlimited (age alone bounds the stream). */
+export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number };
 
 /** Position of an event in store order: revision, then index within the revision. */
 export type EventPosition = { revision: number; index: number };
@@ -45,6 +46,8 @@ export class EventStream {
       if (info.config.num_replicas !== s.replicas) mismatches.push(`replicas is ${info.config.num_replicas}, configured ${s.replicas}`);
       const age = Math.round(info.config.max_age / 1e6);
       if (age !== s.maxAgeMs) mismatches.push(`max_age is ${age} ms, configured ${s.maxAgeMs} ms`);
+      const maxBytes = info.config.max_bytes > 0 ? info.config.max_bytes : 0;
+      if (maxBytes !== s.maxBytes) mismatches.push(`max_bytes is ${maxBytes || "unlimited"}, configured ${s.maxBytes || "unlimited"}`);
     } catch (e) {
       if (!(e instanceof Error && /stream not found/i.test(e.message))) throw e;
       await jsm.streams.add({
@@ -55,6 +58,7 @@ export class EventStream {
         discard: DiscardPolicy.Old,
         num_replicas: s.replicas,
         max_age: s.maxAgeMs * 1e6,
+        max_bytes: s.maxBytes > 0 ? s.maxBytes : -1,
         duplicate_window: Math.min(DUPLICATE_WINDOW_MS, s.maxAgeMs) * 1e6,
         description: "agent-registry: registry events, in store order",
       });

@@ -12,38 +12,45 @@ import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
 import { JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
 import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
-import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../domain/ports.js";
+import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
 
 const WRONG_LAST_SEQUENCE = 10071;
 const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
 
-export type BucketSettings = { bucket: string; replicas: number; history: number; timeoutMs: number };
+/** `maxBytes` 0: unlimited. */
+export type BucketSettings = { bucket: string; replicas: number; history: number; maxBytes: number; timeoutMs: number };
 
-export type BucketCheck = { created: boolean; mismatches: string[] };
+/** `history`: the values the bucket really keeps per key (an existing bucket keeps its own). */
+export type BucketCheck = { created: boolean; mismatches: string[]; history: number };
 
 /** Opens the bucket, creating it if missing; reports settings that differ from the wanted ones. */
 export async function openBucket(js: JetStreamClient, s: BucketSettings): Promise<{ kv: KV; check: BucketCheck }> {
   const kvm = new Kvm(js);
   const mismatches: string[] = [];
   let created = false;
+  let history = s.history;
   let kv: KV;
   try {
     kv = await kvm.open(s.bucket);
     const status = await kv.status();
     if (status.replicas !== s.replicas) mismatches.push(`replicas is ${status.replicas}, configured ${s.replicas}`);
+    history = status.history;
     if (status.history !== s.history) mismatches.push(`history is ${status.history}, configured ${s.history}`);
+    const maxBytes = status.max_bytes > 0 ? status.max_bytes : 0;
+    if (maxBytes !== s.maxBytes) mismatches.push(`max_bytes is ${maxBytes || "unlimited"}, configured ${s.maxBytes || "unlimited"}`);
   } catch (e) {
     if (!isStreamNotFound(e)) throw e;
     kv = await kvm.create(s.bucket, {
       replicas: s.replicas,
       history: s.history,
+      max_bytes: s.maxBytes > 0 ? s.maxBytes : -1,
       allow_direct: false,
       description: "agent-registry: specs, instances and coordination keys",
       timeout: s.timeoutMs,
     });
     created = true;
   }
-  return { kv, check: { created, mismatches } };
+  return { kv, check: { created, mismatches, history } };
 }
 
 /**
@@ -52,9 +59,10 @@ export async function openBucket(js: JetStreamClient, s: BucketSettings): Promis
  * (acked-publisher.ts). Their subject is `$KV.<bucket>.<key>`: the registry's own bucket,
  * never a mirror or one behind a JetStream domain.
  */
-export type KvWrites = { nc: NatsConnection; bucket: string; timeoutMs: number; inboxPrefix?: string };
+export type KvWrites = { nc: NatsConnection; bucket: string; timeoutMs: number; inboxPrefix?: string; history?: number };
 
-export class KvStore implements Store {
+export class KvStore implements Store, StoreHistory {
+  readonly historyDepth: number;
   private readonly publisher: AckedPublisher;
   private readonly subjectPrefix: string;
 
@@ -64,6 +72,17 @@ export class KvStore implements Store {
   ) {
     this.publisher = new AckedPublisher(writes.nc, writes.timeoutMs, writes.inboxPrefix);
     this.subjectPrefix = `$KV.${writes.bucket}.`;
+    this.historyDepth = writes.history ?? 1;
+  }
+
+  async history(key: string): Promise<StoreEntry[]> {
+    try {
+      const out: StoreEntry[] = [];
+      for await (const e of await this.kv.history({ key })) out.push(toStoreEntry(e));
+      return out;
+    } catch (e) {
+      throw unavailable(`history of ${key}`, e);
+    }
   }
 
   async get(key: string): Promise<StoreEntry | null> {
@@ -84,6 +103,15 @@ export class KvStore implements Store {
     }
   }
 
+  /** Bytes the bucket's stream holds now (for the quota gauge). */
+  async bytes(): Promise<number> {
+    try {
+      return (await this.kv.status()).size;
+    } catch (e) {
+      throw unavailable("bucket status", e);
+    }
+  }
+
   async write(key: string, value: Uint8Array, expectedRevision: number): Promise<number> {
     try {
       // create() also succeeds over a deleted key (it retries on the delete marker's revision).
@@ -93,6 +121,7 @@ export class KvStore implements Store {
       return (await this.publisher.publish(this.subjectPrefix + key, value, h)).seq;
     } catch (e) {
       if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
+      if (isStoreFull(e)) throw new StoreFullError(key, e);
       throw unavailable(`write of ${key}`, e);
     }
   }
@@ -152,6 +181,14 @@ const toStoreEntry = (e: KvEntryLike): StoreEntry => new KvStoreEntry(e);
 function isWrongLastSequence(e: unknown): boolean {
   if (e instanceof JetStreamApiError || e instanceof PublishRefusedError) return e.code === WRONG_LAST_SEQUENCE;
   return e instanceof Error && /wrong last sequence/i.test(e.message);
+}
+
+/** JetStream refuses a publish past the stream's max_bytes (discard new, as KV buckets are). */
+function isStoreFull(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 4; cur = cur.cause, depth++) {
+    if (/maximum bytes exceeded|resources exceeded|insufficient resources/i.test(cur.message)) return true;
+  }
+  return false;
 }
 
 function isStreamNotFound(e: unknown): boolean {

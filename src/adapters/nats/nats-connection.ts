@@ -6,7 +6,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { AuthorizationError, type NatsConnection } from "@nats-io/nats-core";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AuthorizationError, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
 import { connect as natsConnect } from "@nats-io/transport-node";
 import semver from "semver";
 import { connectionOptions, DEFAULT_NATS_URL } from "../../client/connection.js";
@@ -28,10 +29,44 @@ export function registryConnectionOptions(config: Config, servers: string, name:
     tls: { ca: config.natsTlsCa, cert: config.natsTlsCert, key: config.natsTlsKey },
     name,
     timeoutMs: config.requestTimeoutMs,
-    // A replica started before its NATS cluster (compose, k8s) keeps trying instead of exiting;
-    // /healthz answers meanwhile and /readyz says why it is not ready.
-    overrides: { waitOnFirstConnect: true },
   });
+}
+
+/** The first reconnect wait, doubled after each failure up to the last. */
+export const FIRST_CONNECT_RETRY_MS = [500, 1000, 2000, 5000] as const;
+
+/**
+ * Connects, trying again until a server answers or `signal` aborts. A replica started before
+ * its NATS cluster (compose, k8s) keeps trying instead of exiting; /healthz answers meanwhile
+ * and /readyz says why it is not ready. Our own loop rather than nats.js's `waitOnFirstConnect`:
+ * that one cannot be cancelled (a SIGTERM during it left the process running) and says nothing
+ * while it fails, where each failed attempt here is an info line naming the servers and why.
+ * Once connected, nats.js reconnects by itself.
+ */
+export async function connectUntilUp(
+  options: ConnectionOptions,
+  deps: { signal: AbortSignal; log: Logger; connect?: (o: ConnectionOptions) => Promise<NatsConnection> },
+): Promise<NatsConnection> {
+  const connect = deps.connect ?? natsConnect;
+  const servers = [options.servers ?? []].flat().join(",");
+  for (let attempt = 1; ; attempt++) {
+    deps.signal.throwIfAborted();
+    try {
+      const nc = await connect({ ...options, waitOnFirstConnect: false });
+      if (deps.signal.aborted) {
+        await nc.close();
+        deps.signal.throwIfAborted();
+      }
+      if (attempt > 1) deps.log.info({ servers, attempts: attempt }, "connected to NATS after retrying");
+      return nc;
+    } catch (err) {
+      deps.signal.throwIfAborted();
+      const waitMs = FIRST_CONNECT_RETRY_MS[Math.min(attempt, FIRST_CONNECT_RETRY_MS.length) - 1]!;
+      const reason = err instanceof Error ? err.message : String(err);
+      deps.log.info({ servers, attempt, retry_in_ms: waitMs, reason }, `cannot connect to NATS yet (${reason}); retrying`);
+      await sleep(waitMs, undefined, { signal: deps.signal }).catch(() => deps.signal.throwIfAborted());
+    }
+  }
 }
 
 /**
@@ -67,6 +102,39 @@ async function reachable(url: string): Promise<boolean> {
     // A server that refuses our credentials is still a server: do not start another beside it.
     return e instanceof AuthorizationError;
   }
+}
+
+/**
+ * Whether the registry sends anything that authenticates it: a user, token, creds, nkey, a TLS
+ * client certificate, or credentials in a server URL (`nats://user:pass@host`).
+ */
+export function hasCredentials(config: Config): boolean {
+  if (config.natsUser || config.natsToken || config.natsCreds || config.natsNkeySeedFile || config.natsTlsCert) return true;
+  return config.natsUrl.split(",").some((u) => {
+    try {
+      return new URL(u.trim()).username !== "";
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The host of nats.js's `getServer()` (`host:port`, `[v6]:port`), and whether it is this machine's loopback. */
+export function isLoopbackServer(hostPort: string): boolean {
+  const host = (hostPort.startsWith("[") ? hostPort.slice(1, hostPort.indexOf("]")) : hostPort.replace(/:\d+$/, "")).toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host) || host === "::1" || /^::ffff:127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The warning `serve` gives when it runs without credentials against a server another
+ * machine can reach (issue 14): with no authentication there, any client can register as any
+ * agent, read every reply and write the bucket directly. A loopback server (the quick start,
+ * the embedded one) is left alone.
+ */
+export function noAuthWarning(server: string, credentials: boolean, authRequired: boolean | undefined): string | null {
+  if (credentials || server === "" || isLoopbackServer(server)) return null;
+  const what = authRequired ? "" : " (and the server does not ask for any)";
+  return `connected to NATS at ${server} without credentials${what}: any client that reaches this server can register as any agent, read replies and write the registry's bucket; give each role its own user and permissions (docs/security.md)`;
 }
 
 export type ServerReport = { version: string; clustered: boolean; warnings: string[] };

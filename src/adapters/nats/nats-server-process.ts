@@ -305,16 +305,3 @@ export function natsServerVersion(binary = "nats-server"): Promise<string | null
     });
   });
 }
-
-/** A port that was free a moment ago; only for listeners the ports file does not report. */
-export function pickFreePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen({ host, port: 0, exclusive: true }, () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}

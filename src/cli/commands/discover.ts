@@ -16,7 +16,7 @@ export const discoverCommand: Command = {
     const req: DiscoverRequest = {};
     const capability = str(ctx.values["capability"]);
     if (capability) req.capability = capability;
-    const reply = await (await ctx.client()).discover(req);
+    const reply = await (await ctx.client()).discoverAll(req);
     if (ctx.json) ctx.printJson(reply);
     else if (reply.agents.length === 0) ctx.out("no agents");
     else {

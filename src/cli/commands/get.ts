@@ -51,7 +51,7 @@ export const getCommand: Command = {
   options: {},
   args: { min: 1, max: 1 },
   async run(ctx) {
-    const reply = await (await ctx.client()).get(ctx.args[0] ?? "");
+    const reply = await (await ctx.client()).getAll(ctx.args[0] ?? "");
     if (ctx.json) ctx.printJson(reply);
     else ctx.out(renderAgent(ctx, reply.agent));
     return ExitCode.Ok;

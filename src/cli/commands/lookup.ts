@@ -21,7 +21,7 @@ export const lookupCommand: Command = {
     if (status) req.status = status;
     const version = str(ctx.values["version"]);
     if (version) req.version = version;
-    const reply = await (await ctx.client()).lookup(req);
+    const reply = await (await ctx.client()).lookupAll(req);
     if (ctx.json) {
       ctx.printJson(reply);
       return ExitCode.Ok;

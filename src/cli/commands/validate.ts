@@ -1,11 +1,17 @@
 /**
  * `validate FILE`: checks an AgentSpec document or a static registry file offline, printing
- * every problem with its path so the whole file can be fixed in one pass.
+ * every problem with its path so the whole file can be fixed in one pass. The rules are the
+ * service's own (domain/spec/validation.ts, with the same schema checker), so a spec that
+ * validates here is one the registry accepts, as far as the spec alone can tell.
  */
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
-import { parseSpecDocument, validateRegistryFile } from "../../domain/registry-file.js";
-import { agentSpecSchema, unknownSpecFields } from "../../domain/spec.js";
+import { parseSpecDocument } from "../../adapters/file/documents.js";
+import { isRegistryError } from "../../domain/errors.js";
+import { validateRegistryFile } from "../../domain/spec/registry-file.js";
+import { SchemaChecker } from "../../domain/spec/schema-check.js";
+import { unknownSpecFields } from "../../domain/spec/spec.js";
+import { validateSpec } from "../../domain/spec/validation.js";
 import { ExitCode, type Command } from "../context.js";
 
 export type LoadedDocument = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
@@ -26,22 +32,29 @@ export const isRegistryFile = (value: Record<string, unknown>): boolean => "agen
 
 export type SpecCheck = { ok: boolean; errors: string[]; warnings: string[]; summary: string };
 
+let checker: SchemaChecker | undefined;
+
 export function checkSpec(value: Record<string, unknown>): SpecCheck {
-  const parsed = agentSpecSchema.safeParse(value);
   const warnings = unknownSpecFields(value).map((f) => `${f.replace(/^spec\./, "")}: not an AgentSpec field (the registry drops it)`);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`);
+  try {
+    const { spec } = validateSpec(value, (checker ??= new SchemaChecker()), Number.POSITIVE_INFINITY);
+    return { ok: true, errors: [], warnings, summary: `AgentSpec ${spec.agent_type} ${spec.version}` };
+  } catch (e) {
+    if (!isRegistryError(e)) throw e;
+    const errors = (e.issues ?? [{ path: "", message: e.message }]).map((i) => `${i.path || "(root)"}: ${i.message}`);
     return { ok: false, errors, warnings, summary: `${errors.length} error(s)` };
   }
-  return { ok: true, errors: [], warnings, summary: `AgentSpec ${parsed.data.agent_type} ${parsed.data.version}` };
 }
 
 export function checkDocument(value: Record<string, unknown>): SpecCheck & { kind: "agent_spec" | "registry_file" } {
   if (!isRegistryFile(value)) return { kind: "agent_spec", ...checkSpec(value) };
   const r = validateRegistryFile(value);
-  return r.ok
+  if (!r.ok) return { kind: "registry_file", ok: false, errors: r.errors, warnings: [], summary: `${r.errors.length} error(s)` };
+  // Each entry as the service will register it: the file's rules passed, the AgentSpec rules follow.
+  const errors = r.specs.flatMap((spec, i) => checkSpec(spec as Record<string, unknown>).errors.map((e) => `agents.${i}: ${e}`));
+  return errors.length === 0
     ? { kind: "registry_file", ok: true, errors: [], warnings: [], summary: `registry file with ${r.specs.length} agent(s)` }
-    : { kind: "registry_file", ok: false, errors: r.errors, warnings: [], summary: `${r.errors.length} error(s)` };
+    : { kind: "registry_file", ok: false, errors, warnings: [], summary: `${errors.length} error(s)` };
 }
 
 export const validateCommand: Command = {

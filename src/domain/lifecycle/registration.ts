@@ -1,0 +1,189 @@
+/**
+ * The pure decisions of the write path: given what the store holds now, what a register,
+ * heartbeat or deregister writes. The service applies the plan with compare-and-set writes
+ * and, on a lost race, re-reads and plans again.
+ */
+import semver from "semver";
+import { conflict, unknownInstance } from "../errors.js";
+import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "../view/model.js";
+import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../view/records.js";
+import type { AgentSpec } from "../spec/spec.js";
+import type { StoredClaim } from "../view/subject-claims.js";
+import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
+
+export type Versioned<T> = { readonly record: T; readonly revision: number };
+
+export type Current = {
+  readonly agent: Versioned<AgentRecord> | null;
+  readonly instance: Versioned<InstanceRecord> | null;
+};
+
+export type RegisterCommand = {
+  readonly spec: AgentSpec;
+  readonly instanceId: string;
+  readonly heartbeatIntervalMs: number;
+  readonly status: InstanceStatus;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly static?: boolean;
+};
+
+/** What the view knows about the rest of the fleet, for the rules that span agent types. */
+export type FleetContext = {
+  /** Versions of the other live instances of this agent type. */
+  readonly otherLiveVersions: readonly string[];
+  /** Live agent types other than this one. */
+  readonly others: Iterable<AgentState>;
+  readonly duplicateCapabilities: "allow" | "reject";
+  /** What the claim key of the spec's nats_subject holds (null or absent: no claim). */
+  readonly claim?: StoredClaim | null;
+};
+
+export type RegisterPlan = {
+  /** The nats_subject claim to write before the spec record (subject-claim.ts); null: keep it. */
+  readonly claimWrite: ClaimWrite | null;
+  /** A subject this type no longer uses once the spec is written: its claim is given back. */
+  readonly releaseSubject: string | null;
+  /** The spec record to write, with the revision it must replace (0: must not exist); null: keep it. */
+  readonly agentWrite: { record: AgentRecord; expectedRevision: number } | null;
+  readonly instanceWrite: { record: LiveInstanceRecord; expectedRevision: number };
+  readonly specChanged: boolean;
+  readonly notes: string[];
+};
+
+export function planRegister(cmd: RegisterCommand, current: Current, fleet: FleetContext, now: number): RegisterPlan {
+  const stored = current.agent?.record;
+  const notes: string[] = [];
+  let replace = true;
+  let rollback = false;
+  if (stored) {
+    const order = semver.compare(cmd.spec.version, stored.spec.version);
+    if (order < 0) {
+      const newerLive = fleet.otherLiveVersions.some((v) => semver.gte(v, stored.spec.version));
+      if (newerLive) {
+        replace = false;
+        rollback = true;
+        notes.push(`spec ${cmd.spec.version} registered but not stored: version ${stored.spec.version} is live`);
+      }
+    } else if (order === 0 && sameSpec(stored.spec, cmd.spec) && (stored.static === true) === (cmd.static === true)) {
+      replace = false;
+    }
+  }
+  const specChanged = replace && (!stored || !sameSpec(stored.spec, cmd.spec));
+  if (replace) checkFleetRules(cmd.spec, fleet);
+
+  // An agent type with no live instance may be swept (retention) at any moment, so its first
+  // instance back rewrites the record even when unchanged: the CAS on its revision then races
+  // the sweep's CAS delete and exactly one wins (a lost registration retries and re-creates
+  // the record) instead of leaving a live instance with no spec behind it.
+  const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
+  const agentWrite =
+    revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true)))
+      ? {
+          record: {
+            kind: "agent" as const,
+            spec: cmd.spec,
+            registered_at: stored?.registered_at ?? now,
+            updated_at: now,
+            ...(cmd.static ? { static: true } : {}),
+          },
+          expectedRevision: current.agent?.revision ?? 0,
+        }
+      : null;
+
+  // A rollback keeps the newer spec, and with it that spec's subject and claim.
+  const claimWrite = rollback ? null : planClaim(cmd.spec, fleet.claim ?? null, fleet.others, agentWrite !== null, now);
+  const releaseSubject = agentWrite && stored && stored.spec.nats_subject !== cmd.spec.nats_subject ? stored.spec.nats_subject : null;
+
+  const previous = current.instance?.record;
+  const live = previous?.kind === "instance" ? previous : null;
+  const instance: LiveInstanceRecord = {
+    kind: "instance",
+    version: cmd.spec.version,
+    status: cmd.status,
+    registered_at: live?.registered_at ?? now,
+    last_heartbeat: now,
+    heartbeat_interval_ms: cmd.heartbeatIntervalMs,
+    active_tasks: live?.active_tasks ?? 0,
+    metadata: cmd.metadata,
+    spec_changed: specChanged,
+  };
+  return {
+    claimWrite,
+    releaseSubject,
+    agentWrite,
+    instanceWrite: { record: instance, expectedRevision: current.instance?.revision ?? 0 },
+    specChanged,
+    notes,
+  };
+}
+
+/**
+ * Duplicate capabilities refused under policy `reject`. (nats_subject uniqueness is the claim's
+ * rule, subject-claim.ts.) The other type is named only when the registrant's tenant sees it.
+ */
+function checkFleetRules(spec: AgentSpec, fleet: FleetContext): void {
+  if (fleet.duplicateCapabilities !== "reject") return;
+  const names = new Set(spec.capabilities.map((c) => c.name));
+  for (const other of fleet.others) {
+    if (other.agent_type === spec.agent_type || other.status === AgentStatus.Deregistered) continue;
+    const dup = other.spec.capabilities.find((c) => names.has(c.name));
+    if (dup) {
+      const who = ownerName(other.agent_type, other.spec.tenant_scope, spec.tenant_scope);
+      throw conflict(`capability ${dup.name} is already provided by ${who} (policy: reject duplicates)`);
+    }
+  }
+}
+
+export type HeartbeatCommand = { readonly status?: InstanceStatus; readonly activeTasks?: number };
+
+export function planHeartbeat(
+  agentType: string,
+  instanceId: string,
+  current: Versioned<InstanceRecord> | null,
+  cmd: HeartbeatCommand,
+  now: number,
+): { record: LiveInstanceRecord; expectedRevision: number } {
+  if (!current || current.record.kind !== "instance") throw unknownInstance(agentType, instanceId);
+  const prev = current.record;
+  return {
+    record: liveInstanceRecord({
+      version: prev.version,
+      status: cmd.status ?? prev.status,
+      registered_at: prev.registered_at,
+      // The registry's clock, never the agent's; a static entry keeps its own stamp.
+      last_heartbeat: instanceId === STATIC_INSTANCE_ID ? prev.last_heartbeat : now,
+      heartbeat_interval_ms: prev.heartbeat_interval_ms,
+      active_tasks: cmd.activeTasks ?? prev.active_tasks,
+      metadata: prev.metadata,
+      spec_changed: false,
+    }),
+    expectedRevision: current.revision,
+  };
+}
+
+export function planRemoval(
+  agentType: string,
+  instanceId: string,
+  current: Versioned<InstanceRecord> | null,
+  reason: RemovalReason,
+  now: number,
+): { record: GoneInstanceRecord; expectedRevision: number } {
+  if (!current || current.record.kind !== "instance") throw unknownInstance(agentType, instanceId);
+  const prev = current.record;
+  return {
+    record: {
+      kind: "gone",
+      version: prev.version,
+      reason,
+      at: now,
+      registered_at: prev.registered_at,
+      last_heartbeat: prev.last_heartbeat,
+    },
+    expectedRevision: current.revision,
+  };
+}
+
+/** Specs compare by content; key order does not matter because both come from the same zod parse. */
+export function sameSpec(a: AgentSpec, b: AgentSpec): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,117 @@
+/**
+ * How agents look on the wire (PROTOCOL.md section 2): AgentView, lookup providers and the
+ * capability projection. Times become ISO 8601 strings here and nowhere else.
+ */
+import type { AgentState, InstanceState } from "../view/model.js";
+import type { Capability } from "../spec/spec.js";
+import type { AgentView, InstanceView } from "../../protocol/messages.js";
+import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
+
+export type { AgentView, InstanceView };
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function instanceView(i: InstanceState): InstanceView {
+  return {
+    instance_id: i.instance_id,
+    version: i.version,
+    status: i.status,
+    registered_at: iso(i.registered_at),
+    last_heartbeat: iso(i.last_heartbeat),
+    heartbeat_interval_ms: i.heartbeat_interval_ms,
+    active_tasks: i.active_tasks,
+    metadata: { ...i.metadata },
+  };
+}
+
+/** Which instances an agent view carries: those after `after` (an instance id), within the bounds. */
+export type InstancePage = { readonly maxBytes: number; readonly limit?: number; readonly after?: string };
+
+/**
+ * The AgentView of an agent. With `page`, its instances (ordered by instance_id) are cut to fit
+ * `maxBytes` of JSON for the whole view and `limit` instances, and `instances_next_cursor`
+ * names where the rest start: one agent type with 8,000 instances made every `get`, `list`
+ * and `find` reply larger than NATS max_payload. Without `page`, every instance is there.
+ */
+export function agentView(a: AgentState, page?: InstancePage): AgentView {
+  let last = -1;
+  const sorted: InstanceState[] = [];
+  for (const i of a.instances.values()) {
+    if (i.last_heartbeat > last) last = i.last_heartbeat;
+    sorted.push(i);
+  }
+  sorted.sort((x, y) => (x.instance_id < y.instance_id ? -1 : 1));
+  const view: AgentView = {
+    ...a.spec,
+    status: a.status,
+    registered_at: iso(a.registered_at),
+    last_heartbeat: last >= 0 ? iso(last) : null,
+    deregistered_at: a.deregistered_at === null ? null : iso(a.deregistered_at),
+    revision: a.revision,
+    instance_count: sorted.length,
+    instances: [],
+    instances_next_cursor: null,
+  };
+  if (!page) {
+    view.instances = sorted.map(instanceView);
+    return view;
+  }
+  const ids = sorted.map((i) => i.instance_id);
+  const from = page.after === undefined ? 0 : indexAfter(ids, page.after);
+  const taken = takePage(sorted.slice(from), (i) => i.instance_id, instanceView, {
+    limit: page.limit ?? Number.POSITIVE_INFINITY,
+    maxBytes: page.maxBytes - jsonBytes(view),
+  });
+  view.instances = taken.items;
+  view.instances_next_cursor = taken.next_cursor === null ? null : encodeCursor(taken.next_cursor);
+  return view;
+}
+
+export function readyInstances(a: AgentState): number {
+  let n = 0;
+  for (const i of a.instances.values()) if (i.status === "ready") n++;
+  return n;
+}
+
+export type LookupProvider = {
+  agent_type: string;
+  version: string;
+  nats_subject: string;
+  consumer_group: string;
+  description: string;
+  input_schema: Capability["input_schema"];
+  output_schema: Capability["output_schema"];
+  confidence_hint: number | null;
+  status: string;
+  ready_instances: number;
+  tenant_scope: string | null;
+};
+
+export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
+  return {
+    agent_type: a.agent_type,
+    version: a.spec.version,
+    nats_subject: a.spec.nats_subject,
+    consumer_group: a.spec.consumer_group,
+    description: cap.description,
+    input_schema: cap.input_schema,
+    output_schema: cap.output_schema,
+    confidence_hint: cap.confidence_hint ?? null,
+    status: a.status,
+    ready_instances: readyInstances(a),
+    tenant_scope: a.spec.tenant_scope,
+  };
+}
+
+/**
+ * Lookup order (PROTOCOL.md): confidence_hint desc (missing = 0), weight desc, then
+ * registration order (registered_at, then agent_type so equal stamps stay stable).
+ */
+export function compareProviders(x: { agent: AgentState; cap: Capability }, y: { agent: AgentState; cap: Capability }): number {
+  return (
+    (y.cap.confidence_hint ?? 0) - (x.cap.confidence_hint ?? 0) ||
+    y.agent.spec.weight - x.agent.spec.weight ||
+    x.agent.registered_at - y.agent.registered_at ||
+    (x.agent.agent_type < y.agent.agent_type ? -1 : x.agent.agent_type > y.agent.agent_type ? 1 : 0)
+  );
+}

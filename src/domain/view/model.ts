@@ -1,0 +1,73 @@
+/**
+ * The state the registry holds about agents, as the view keeps it in memory. Times are
+ * epoch milliseconds stamped by the registry's clock (the clock of the replica that wrote the
+ * record, except `observed_at`); the wire shows them as ISO 8601.
+ */
+import type { AgentSpec } from "../spec/spec.js";
+
+import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID } from "../../protocol/states.js";
+
+export { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID };
+
+/** The writable form of a readonly type, for the view code that updates its own objects in place. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A live instance as the view holds it. The view updates it in place on every heartbeat
+ * (docs/performance.md): read it synchronously, or copy it to keep it across an await.
+ */
+export type InstanceState = {
+  readonly agent_type: string;
+  readonly instance_id: string;
+  readonly version: string;
+  readonly status: InstanceStatus;
+  readonly registered_at: number;
+  /**
+   * As stored: stamped by the clock of whichever replica took the heartbeat, which may be
+   * skewed against this one's. Shown to clients; never compared with this replica's clock.
+   */
+  readonly last_heartbeat: number;
+  readonly heartbeat_interval_ms: number;
+  readonly active_tasks: number;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** Store revision of the instance record. */
+  readonly revision: number;
+  /**
+   * When this replica's view applied the instance's latest register or heartbeat, on this
+   * replica's own clock: liveness deadlines count from it, so they never compare two
+   * machines' clocks (domain/lifecycle/liveness.ts).
+   */
+  readonly observed_at: number;
+};
+
+export type AgentState = {
+  readonly agent_type: string;
+  readonly spec: AgentSpec;
+  /** When the agent type was first registered (kept across spec updates). */
+  readonly registered_at: number;
+  /** Store revision of the spec record. */
+  readonly revision: number;
+  /** Live instances by instance_id. */
+  readonly instances: ReadonlyMap<string, InstanceState>;
+  /** Aggregate over instances: ready > draining > registered; none live: deregistered. */
+  readonly status: AgentStatus;
+  /** When the last live instance left; null while any is live. */
+  readonly deregistered_at: number | null;
+};
+
+/** Aggregate status of an agent from its live instances (PROTOCOL.md section 2, AgentView). */
+export function aggregateStatus(instances: Iterable<InstanceState>): AgentStatus {
+  let best: AgentStatus = AgentStatus.Deregistered;
+  for (const i of instances) {
+    if (i.status === InstanceStatus.Ready) return AgentStatus.Ready;
+    if (i.status === InstanceStatus.Draining) best = AgentStatus.Draining;
+    else if (best === AgentStatus.Deregistered) best = AgentStatus.Registered;
+  }
+  return best;
+}
+
+/** Who may see an agent: shared agents (no tenant_scope) are seen by all, scoped ones by their tenant only. */
+export function visibleTo(agent: AgentState, tenant: string | null): boolean {
+  const scope = agent.spec.tenant_scope;
+  return scope === null || scope === tenant;
+}

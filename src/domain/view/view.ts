@@ -1,0 +1,428 @@
+/**
+ * The in-memory view every replica builds from the bucket's change log. Entries are applied
+ * in store order; each apply returns the events that transition caused, so events come from
+ * the store alone (PROTOCOL.md section 5). Applying is idempotent by revision: an entry at or
+ * below the last applied revision is ignored, which makes a watch that resumes with overlap safe.
+ * The view mutates in place (100,000 heartbeats a minute must not copy the world); readers get
+ * ReadonlyMap/readonly types.
+ */
+import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
+import {
+  liveInstanceRecord,
+  parseKey,
+  readAgentRecord,
+  readInstanceRecord,
+  RemovalReason,
+  type AgentRecord,
+} from "./records.js";
+import { checkKeyTokens } from "./record-shapes.js";
+import { AgentStatus, aggregateStatus, type AgentState, type InstanceState, type Mutable } from "./model.js";
+import type { DerivedEvent, StoreEvent } from "./events.js";
+import type { Current } from "../lifecycle/registration.js";
+import type { AgentSpec, Capability } from "../spec/spec.js";
+import { CapabilityIndex, type CapabilityLookup } from "./capability-index.js";
+import { SchemaSharing } from "./schema-sharing.js";
+import type { Clock, StoreEntry } from "../ports.js";
+import { detached, hasKeys, NO_METADATA, sharedStatus } from "./memory.js";
+import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
+import { InstanceChanges } from "./instance-changes.js";
+import { isSubjectClaimKey, SubjectClaimBook } from "./subject-claims.js";
+
+/** Something kept in step with agents (query indexes); told of every change but plain heartbeats. */
+export type AgentListener = { update(agentType: string, agent: AgentState | undefined): void };
+
+/** Told of every entry whose record the view could not read and skipped, with what was wrong. */
+export type UnreadableListener = (key: string, revision: number, problem: string) => void;
+
+type Tombstone = { readonly at: number; readonly reason: RemovalReason; readonly revision: number };
+
+type MutableAgent = {
+  agent_type: string;
+  spec: AgentSpec;
+  registered_at: number;
+  updated_at: number;
+  revision: number;
+  instances: Map<string, InstanceState>;
+  status: AgentStatus;
+  deregistered_at: number | null;
+  /** Instances that left and whose tombstones are still in the store. */
+  gone: Map<string, Tombstone>;
+  /** When an instance last left by any means (a tombstone or a deleted key). */
+  left_at: number;
+  static: boolean;
+  /** Capability name -> the capability in the spec, computed once per spec. */
+  caps: ReadonlyMap<string, Capability>;
+};
+
+
+export class RegistryView {
+  /** Last store revision applied. */
+  revision = 0;
+  /**
+   * Entries skipped because their record could not be read (not JSON, another shape, a key
+   * that is not the registry's). A key whose record cannot be read is as good as absent: what
+   * the view held for it goes, as for a delete, and the rest of the fleet is served (issue 14).
+   */
+  unreadable = 0;
+  private readonly unreadableListeners: UnreadableListener[] = [];
+  private readonly agents = new Map<string, MutableAgent>();
+  /** Instances whose agent record is not (yet) known: kept so order of arrival does not matter. */
+  private readonly orphans = new Map<string, Map<string, InstanceState>>();
+  private readonly orphanTombstones = new Map<string, Map<string, Tombstone>>();
+  private readonly index = new CapabilityIndex();
+  private readonly listeners: AgentListener[] = [];
+  /** One copy of each distinct capability schema across all specs (docs/performance.md). */
+  private readonly schemas = new SchemaSharing();
+  /** What the evictor needs to know of instance writes since it last looked. */
+  private readonly changes = new InstanceChanges();
+  /** Which agent type owns which nats_subject (the `_registry.subjects.*` keys). */
+  readonly claims = new SubjectClaimBook();
+
+  /**
+   * `clock` is this replica's own: each live instance record applied is stamped with it
+   * (`observed_at`), and liveness deadlines count from that stamp alone. The composition root
+   * passes the clock the evictor uses; the default (the wall clock) serves views that never
+   * feed an evictor.
+   */
+  constructor(private readonly clock: Clock = { now: () => Date.now() }) {}
+
+  addListener(listener: AgentListener): void {
+    this.listeners.push(listener);
+    for (const a of this.agents.values()) listener.update(a.agent_type, a);
+  }
+
+  onUnreadable(listener: UnreadableListener): void {
+    this.unreadableListeners.push(listener);
+  }
+
+  /** Counts an entry the view skipped and tells the listeners; for the feed too, when applying one threw. */
+  reportUnreadable(key: string, revision: number, problem: string): void {
+    this.unreadable++;
+    for (const l of this.unreadableListeners) l(key, revision, problem);
+  }
+
+  get(agentType: string): AgentState | undefined {
+    return this.agents.get(agentType);
+  }
+
+  all(): IterableIterator<AgentState> {
+    return this.agents.values();
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  /** Capability and subject -> agent types, whatever their status; the query index reads it too. */
+  get capabilityIndex(): CapabilityLookup {
+    return this.index;
+  }
+
+  /** Agent types declaring a capability, whatever their status. */
+  providersOf(capability: string): ReadonlySet<string> {
+    return this.index.providersOf(capability);
+  }
+
+  /** Agent types whose spec names this nats_subject, whatever their status. */
+  consumersOf(natsSubject: string): ReadonlySet<string> {
+    return this.index.consumersOf(natsSubject);
+  }
+
+  capabilityNames(): IterableIterator<string> {
+    return this.index.capabilityNames();
+  }
+
+  /** Agent types of a tenant (null: the shared agents), whatever their status. */
+  typesOfTenant(tenant: string | null): number {
+    return this.index.typesOfTenant(tenant);
+  }
+
+  /** Every capability name, sorted (kept until a spec changes); do not mutate. */
+  sortedCapabilityNames(): readonly string[] {
+    return this.index.sortedCapabilityNames();
+  }
+
+  instance(agentType: string, instanceId: string): InstanceState | undefined {
+    return this.agents.get(agentType)?.instances.get(instanceId) ?? this.orphans.get(agentType)?.get(instanceId);
+  }
+
+  /** Tombstones (instances that left) of an agent type, for the retention sweep. */
+  tombstones(agentType: string): ReadonlyMap<string, Tombstone> {
+    return this.agents.get(agentType)?.gone ?? this.orphanTombstones.get(agentType) ?? EMPTY_MAP;
+  }
+
+  /** Agent types with tombstones but no agent record; the sweep clears them too. */
+  orphanTombstoneTypes(): IterableIterator<string> {
+    return this.orphanTombstones.keys();
+  }
+
+  /** The stored records of an agent and one of its instances as this view last saw them. */
+  current(agentType: string, instanceId: string | null): Current {
+    const a = this.agents.get(agentType);
+    const agent = a ? { record: agentRecordOf(a), revision: a.revision } : null;
+    if (instanceId === null) return { agent, instance: null };
+    const live = this.instance(agentType, instanceId);
+    if (live) {
+      const record = liveInstanceRecord({
+        version: live.version,
+        status: live.status,
+        registered_at: live.registered_at,
+        last_heartbeat: live.last_heartbeat,
+        heartbeat_interval_ms: live.heartbeat_interval_ms,
+        active_tasks: live.active_tasks,
+        metadata: live.metadata,
+        spec_changed: false,
+      });
+      return { agent, instance: { record, revision: live.revision } };
+    }
+    const gone = this.tombstones(agentType).get(instanceId);
+    if (gone) {
+      return {
+        agent,
+        instance: {
+          record: { kind: "gone", version: "", reason: gone.reason, at: gone.at, registered_at: 0, last_heartbeat: 0 },
+          revision: gone.revision,
+        },
+      };
+    }
+    return { agent, instance: null };
+  }
+
+  isStatic(agentType: string): boolean {
+    return this.agents.get(agentType)?.static ?? false;
+  }
+
+  /**
+   * Forgets everything (listeners are told every agent left), for a full reload when the
+   * store's history no longer matches what was applied (its revision went backwards).
+   */
+  clear(): void {
+    const types = [...this.agents.keys()];
+    this.agents.clear();
+    this.schemas.clear();
+    this.orphans.clear();
+    this.orphanTombstones.clear();
+    this.index.clear();
+    this.claims.clear();
+    this.revision = 0;
+    for (const t of types) this.notify(t, undefined);
+  }
+
+  /** See InstanceChanges.take: lower bounds of the live instances written since the last call. */
+  takeInstanceChanges(): { minObservedAt: number; minIntervalMs: number } | null {
+    return this.changes.take();
+  }
+
+  /** Records a revision that carries no agent data (a reserved key), so min_revision waits see it. */
+  noteRevision(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+  }
+
+  /**
+   * Applies an older value of a key without deriving events or moving the revision: how the
+   * view is rebuilt as of an earlier revision before writes after it are replayed (event recovery).
+   */
+  seed(entry: StoreEntry): void {
+    const revision = this.revision;
+    this.revision = entry.revision - 1;
+    this.apply(entry);
+    this.revision = revision;
+  }
+
+  apply(entry: StoreEntry): StoreEvent[] {
+    if (entry.revision <= this.revision) return [];
+    this.revision = entry.revision;
+    const key = parseKey(entry.key);
+    if (entry.operation === "PUT" && key.kind !== "reserved") {
+      // Nothing of a key that breaks the token rules ever entered the view, so there is nothing to remove.
+      const problem = key.kind === "unknown" ? "key: not agents.<agent_type> or instances.<agent_type>.<instance_id>" : checkKeyTokens(key.agentType, key.kind === "instance" ? key.instanceId : undefined);
+      if (problem !== undefined) {
+        this.reportUnreadable(entry.key, entry.revision, problem);
+        return [];
+      }
+    }
+    let events: DerivedEvent[] = [];
+    if (key.kind === "agent") events = this.applyAgent(key.agentType, entry);
+    else if (key.kind === "instance") events = this.applyInstance(key.agentType, key.instanceId, entry);
+    else if (key.kind === "reserved" && isSubjectClaimKey(entry.key)) this.claims.apply(entry);
+    // The events are this call's own objects: completing them in place, rather than spreading
+    // each into a new one (1.6 µs each), took 0.2 s off loading 100,000 instances (docs/performance.md).
+    return events.map((e, index) => Object.assign(e, { revision: entry.revision, index, time: entry.created }));
+  }
+
+  private applyAgent(agentType: string, entry: StoreEntry): DerivedEvent[] {
+    const existing = this.agents.get(agentType);
+    const before = readyCapabilities(existing);
+    const record = entry.operation === "PUT" ? readAgentRecord(entry.value, agentType) : null;
+    if (typeof record === "string") this.reportUnreadable(entry.key, entry.revision, record);
+    if (record === null || typeof record === "string") {
+      if (!existing) return [];
+      this.agents.delete(agentType);
+      this.schemas.gone(agentType);
+      this.index.remove(agentType, existing.spec);
+      // Its instances' keys are still in the store: kept as orphans, so a readable record that
+      // comes back finds them, as when instances arrive before their agent record.
+      if (existing.instances.size > 0) this.orphans.set(agentType, existing.instances);
+      if (existing.gone.size > 0) this.orphanTombstones.set(agentType, existing.gone);
+      this.notify(agentType, undefined);
+      return capabilityChanges(agentType, before, readyCapabilities(undefined), entry.revision, this.ready);
+    }
+    this.schemas.changed(agentType);
+    let agent: MutableAgent;
+    if (existing) {
+      this.index.remove(agentType, existing.spec);
+      agent = existing;
+      agent.spec = record.spec;
+      agent.registered_at = record.registered_at;
+      agent.updated_at = record.updated_at;
+      agent.revision = entry.revision;
+      agent.static = record.static === true;
+      agent.caps = capabilitiesByName(record.spec);
+    } else {
+      agent = {
+        agent_type: detached(agentType),
+        spec: record.spec,
+        registered_at: record.registered_at,
+        updated_at: record.updated_at,
+        revision: entry.revision,
+        instances: this.orphans.get(agentType) ?? new Map(),
+        status: AgentStatus.Deregistered,
+        deregistered_at: null,
+        gone: this.orphanTombstones.get(agentType) ?? new Map(),
+        left_at: 0,
+        static: record.static === true,
+        caps: capabilitiesByName(record.spec),
+      };
+      this.orphans.delete(agentType);
+      this.orphanTombstones.delete(agentType);
+      this.agents.set(agent.agent_type, agent);
+      // Orphans become evictable only now.
+      for (const i of agent.instances.values()) this.changes.note(i);
+    }
+    this.index.add(agentType, agent.spec);
+    this.refreshStatus(agent);
+    this.notify(agentType, agent);
+    return capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
+  }
+
+  private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): DerivedEvent[] {
+    const agent = this.agents.get(agentType);
+    const read = entry.operation === "PUT" ? readInstanceRecord(entry.value) : null;
+    // An unreadable record is applied as a delete of the key: the instance is no longer known.
+    if (typeof read === "string") this.reportUnreadable(entry.key, entry.revision, read);
+    const record = typeof read === "string" ? null : read;
+    // A removal for an agent type the view holds nothing of changes nothing (and leaves no empty maps behind).
+    if (!agent && record === null && !this.orphans.has(agentType) && !this.orphanTombstones.has(agentType)) return [];
+    const instances = agent?.instances ?? getOrCreate(this.orphans, agentType);
+    const gone = agent?.gone ?? getOrCreate(this.orphanTombstones, agentType);
+    const previous = instances.get(instanceId);
+    const before = readyCapabilities(agent);
+    const events: DerivedEvent[] = [];
+
+    if (record && record.kind === "instance") {
+      const statusBefore = previous?.status;
+      // Updated in place: a new object per heartbeat (with its numbers and strings) lived until
+      // the next heartbeat, so every one was promoted, the larger part of what the old
+      // generation gained under 3,300 heartbeats a second (docs/performance.md). Whoever keeps
+      // an instance across an await takes a copy (the evictor does). A new instance keeps its
+      // agent's string rather than the one cut from this entry's key, which would keep the
+      // whole key alive.
+      const next = (previous ?? { agent_type: agent?.agent_type ?? agentType, instance_id: detached(instanceId) }) as Mutable<InstanceState>;
+      if (next.version !== record.version) next.version = record.version;
+      next.status = sharedStatus(record.status);
+      next.registered_at = record.registered_at;
+      next.last_heartbeat = record.last_heartbeat;
+      next.heartbeat_interval_ms = record.heartbeat_interval_ms;
+      next.active_tasks = record.active_tasks;
+      next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
+      next.revision = entry.revision;
+      // A register or heartbeat reached this replica now: on its own clock, never on the
+      // stamp of the replica that took it (issue 14: a replica 10 s behind got live instances
+      // evicted). An entry applied again (a resumed watch) never gets here: see apply().
+      next.observed_at = this.clock.now();
+      if (previous === undefined) instances.set(next.instance_id, next);
+      this.changes.note(next);
+      gone.delete(instanceId);
+      if (agent) {
+        if (!previous) {
+          events.push(registeredEvent(agentType, agent.spec, instanceId, record, instances.size === 1, entry.revision));
+        } else if (statusBefore !== undefined && statusBefore !== next.status) {
+          events.push(statusChangedEvent(agentType, instanceId, statusBefore, next.status, entry.revision));
+        }
+      }
+    } else {
+      // A tombstone (the instance left, with its reason) or a DEL/PURGE of the key.
+      if (record && record.kind === "gone") gone.set(instanceId, { at: record.at, reason: record.reason, revision: entry.revision });
+      else gone.delete(instanceId);
+      if (previous) {
+        instances.delete(instanceId);
+        if (agent) {
+          agent.left_at = Math.max(agent.left_at, record && record.kind === "gone" ? record.at : entry.created);
+          events.push(deregisteredEvent(agentType, instanceId, previous, record && record.kind === "gone" ? record.reason : RemovalReason.Operator, instances.size === 0, entry.revision));
+        }
+      }
+    }
+    if (!agent) {
+      if (instances.size === 0) this.orphans.delete(agentType);
+      if (gone.size === 0) this.orphanTombstones.delete(agentType);
+      return [];
+    }
+    const statusBefore = agent.status;
+    this.refreshStatus(agent);
+    if (events.length > 0 || statusBefore !== agent.status) this.notify(agentType, agent);
+    return events.concat(capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready));
+  }
+
+  private refreshStatus(agent: MutableAgent): void {
+    agent.status = aggregateStatus(agent.instances.values());
+    if (agent.status !== AgentStatus.Deregistered) agent.deregistered_at = null;
+    else {
+      let last = Math.max(agent.updated_at, agent.left_at);
+      for (const t of agent.gone.values()) if (t.at > last) last = t.at;
+      agent.deregistered_at = last;
+    }
+  }
+
+  private readonly ready = (capability: string): string[] => this.readyProviders(capability);
+
+  /** Shares the capability schemas of up to `limit` changed agent types (SchemaSharing); returns how many are left. */
+  shareSchemas(limit: number): number {
+    return this.schemas.share(
+      limit,
+      (agentType) => this.agents.get(agentType)?.spec,
+      () => Array.from(this.agents.values(), (a) => a.spec),
+    );
+  }
+
+  /** Distinct capability schemas the view holds one shared copy of. */
+  get distinctSchemas(): number {
+    return this.schemas.distinct;
+  }
+
+  readyProviders(capability: string): string[] {
+    const out: string[] = [];
+    for (const t of this.providersOf(capability)) if (this.agents.get(t)?.status === AgentStatus.Ready) out.push(t);
+    return out.sort();
+  }
+
+  private notify(agentType: string, agent: AgentState | undefined): void {
+    for (const l of this.listeners) l.update(agentType, agent);
+  }
+}
+
+
+function agentRecordOf(a: MutableAgent): AgentRecord {
+  const { spec, registered_at, updated_at } = a;
+  return a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
+}
+const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
+
+function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let m = map.get(key);
+  if (!m) {
+    m = new Map();
+    map.set(key, m);
+  }
+  return m;
+}
+

@@ -1,0 +1,94 @@
+/**
+ * Registry events (PROTOCOL.md section 5): their type names, the data each carries, and the
+ * CloudEvents 1.0 envelope. The one place event type names are written.
+ */
+import type { InstanceStatus, RemovalReason } from "./states.js";
+
+export const EventType = {
+  AgentRegistered: "registry.agent.registered",
+  AgentDeregistered: "registry.agent.deregistered",
+  AgentStatusChanged: "registry.agent.status_changed",
+  CapabilityChanged: "registry.capability.changed",
+  /** Core NATS only, never stored. */
+  AgentHeartbeat: "registry.agent.heartbeat",
+  /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
+  SelfPreservationAlert: "registry.alert.self_preservation",
+} as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+export const EVENT_TYPES: readonly EventType[] = Object.values(EventType);
+/** Every event type the `REGISTRY_EVENTS` stream keeps: all but heartbeats. */
+export const STORED_EVENT_TYPES: readonly EventType[] = EVENT_TYPES.filter((t) => t !== EventType.AgentHeartbeat);
+/** The first subject token of every event type, replaced by the configured prefix on the wire. */
+export const EVENT_TYPE_ROOT = "registry";
+
+export type RegisteredData = {
+  agent_type: string;
+  version: string;
+  instance_id: string;
+  tenant_scope: string | null;
+  first_instance: boolean;
+  spec_changed: boolean;
+  revision: number;
+};
+export type DeregisteredData = {
+  agent_type: string;
+  instance_id: string;
+  reason: RemovalReason;
+  agent_removed: boolean;
+  last_heartbeat: string;
+  revision: number;
+};
+export type StatusChangedData = { agent_type: string; instance_id: string; from: InstanceStatus; to: InstanceStatus; revision: number };
+export type CapabilityChange = "added" | "removed" | "updated";
+export type CapabilityChangedData = { capability: string; change: CapabilityChange; providers: string[]; revision: number };
+/** `active_tasks` is null when the heartbeat did not report it. */
+export type HeartbeatData = { agent_type: string; instance_id: string; status: InstanceStatus; active_tasks: number | null };
+export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
+
+/** The data each event type carries. */
+export type EventData = {
+  "registry.agent.registered": RegisteredData;
+  "registry.agent.deregistered": DeregisteredData;
+  "registry.agent.status_changed": StatusChangedData;
+  "registry.capability.changed": CapabilityChangedData;
+  "registry.agent.heartbeat": HeartbeatData;
+  "registry.alert.self_preservation": SelfPreservationData;
+};
+
+export const CLOUD_EVENT_SOURCE = "agent-registry";
+
+export type CloudEvent<T extends string = string, D = unknown> = {
+  specversion: "1.0";
+  id: string;
+  source: typeof CLOUD_EVENT_SOURCE;
+  type: T;
+  time: string;
+  /** The agent_type or the capability the event is about. */
+  subject: string;
+  datacontenttype: "application/json";
+  data: D;
+};
+
+export type AgentRegisteredEvent = CloudEvent<"registry.agent.registered", RegisteredData>;
+export type AgentDeregisteredEvent = CloudEvent<"registry.agent.deregistered", DeregisteredData>;
+export type AgentStatusChangedEvent = CloudEvent<"registry.agent.status_changed", StatusChangedData>;
+export type CapabilityChangedEvent = CloudEvent<"registry.capability.changed", CapabilityChangedData>;
+export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
+export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
+
+/** Any event a consumer of `registry.>` can receive, discriminated by `type`. */
+export type RegistryEvent = { [T in EventType]: CloudEvent<T, EventData[T]> }[EventType];
+
+export function toCloudEvent<T extends string, D>(type: T, id: string, subject: string, data: D, time: number): CloudEvent<T, D> {
+  return {
+    specversion: "1.0",
+    id,
+    source: CLOUD_EVENT_SOURCE,
+    type,
+    time: new Date(time).toISOString(),
+    subject,
+    datacontenttype: "application/json",
+    data,
+  };
+}

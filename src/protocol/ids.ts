@@ -1,0 +1,30 @@
+/**
+ * The tokens that appear inside subjects (PROTOCOL.md section 1). A subject token is an
+ * identity: the service refuses a request whose tokens break these rules, and the SDK and the
+ * CLI check them before sending so a typo fails locally with the same words.
+ */
+
+export const AGENT_TYPE_RE = /^[a-z0-9]([a-z0-9_-]{0,126}[a-z0-9])?$/;
+export const INSTANCE_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
+export const TENANT_RE = /^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$/;
+/** Dot-separated tokens of `[a-z0-9_-]`; at most {@link CAPABILITY_MAX_LENGTH} characters. */
+export const CAPABILITY_RE = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
+export const CAPABILITY_MAX_LENGTH = 256;
+/**
+ * A NATS subject a client may publish to: dot-separated tokens, no wildcards, no whitespace,
+ * and no control characters (C0, DEL, C1). NUL, CR or LF in a subject break the NATS protocol
+ * line of whoever publishes to it, and routing hands this subject to every coordinator.
+ */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+export const NATS_SUBJECT_RE = /^[^\s.*>\u0000-\u001f\u007f-\u009f]+(\.[^\s.*>\u0000-\u001f\u007f-\u009f]+)*$/;
+/** A NATS queue group name: one token, with the same characters as a subject token. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+export const QUEUE_GROUP_RE = /^[^\s.*>\u0000-\u001f\u007f-\u009f]+$/;
+/**
+ * Subjects an agent may not take as its nats_subject: a first token starting with `$` belongs
+ * to NATS itself (`$JS.`, `$KV.`, `$SYS.`, `$SRV.`, ...) and one starting with `_INBOX` to
+ * clients' reply inboxes (`_INBOX.`, and the private `_INBOX_<name>.` of docs/security.md):
+ * a coordinator sending tasks there would drive JetStream or answer someone else's request.
+ * The registry's own prefix is configurable, so the service checks it where the prefix is known.
+ */
+export const RESERVED_SUBJECT_RE = /^(\$|_INBOX(\.|_|$))/;

@@ -1,0 +1,153 @@
+/**
+ * Request and reply bodies of PROTOCOL.md section 2, as they travel (snake_case, times as
+ * ISO 8601 strings). The service builds its replies with these types and the SDK reads them,
+ * so the two cannot disagree.
+ */
+import type { AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
+import type { AgentStatus, InstanceStatus } from "./states.js";
+
+/** Every query reply carries the store revision it reflects. */
+export type Revisioned = { revision: number };
+
+// ---- writes ----
+
+export type RegisterRequest = {
+  spec: AgentSpecInput;
+  instance_id?: string;
+  heartbeat_interval_ms?: number;
+  status?: "registered" | "ready";
+  metadata?: Record<string, string>;
+};
+export type RegisterReply = {
+  agent_type: string;
+  version: string;
+  instance_id: string;
+  status: InstanceStatus;
+  revision: number;
+  heartbeat_subject: string;
+  heartbeat_interval_ms: number;
+  evict_after_ms: number;
+  warnings: string[];
+};
+
+export type HeartbeatRequest = { status?: InstanceStatus; active_tasks?: number };
+export type HeartbeatReply = { status: InstanceStatus; revision: number };
+
+export type DeregisterRequest = { reason?: string };
+export type DeregisterReply = {
+  agent_type: string;
+  instance_id: string;
+  agent_removed: boolean;
+  revision: number;
+};
+/** PROTOCOL.md says "the same, for every instance": no single instance_id, the removed ones listed. */
+export type DeregisterTypeReply = Omit<DeregisterReply, "instance_id"> & { instance_id: null; instances?: string[] };
+
+// ---- views ----
+
+export type InstanceView = {
+  instance_id: string;
+  version: string;
+  status: InstanceStatus;
+  registered_at: string;
+  last_heartbeat: string;
+  heartbeat_interval_ms: number;
+  active_tasks: number;
+  metadata: Record<string, string>;
+};
+
+/**
+ * The stored AgentSpec plus what the registry tracks about the agent type. `instances` may be
+ * one page of `instance_count` (ordered by instance_id) when they would not fit in one reply:
+ * `instances_next_cursor` is then where `get` with `instances_cursor` goes on.
+ */
+export type AgentView = AgentSpec & {
+  status: AgentStatus;
+  registered_at: string;
+  last_heartbeat: string | null;
+  deregistered_at: string | null;
+  revision: number;
+  instance_count: number;
+  instances: InstanceView[];
+  instances_next_cursor: string | null;
+};
+
+// ---- queries ----
+
+/** Every query body may carry `min_revision` (PROTOCOL.md section 2). */
+export type QueryBody = { min_revision?: number };
+
+/** Paging of any list a reply carries: at most `limit` items, then `next_cursor` (null at the end). */
+export type PageRequest = { limit?: number; cursor?: string };
+/** The most `limit` any paged query accepts. */
+export const MAX_PAGE_LIMIT = 10_000;
+
+export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string } & PageRequest;
+export type Provider = {
+  agent_type: string;
+  version: string;
+  nats_subject: string;
+  consumer_group: string;
+  description: string;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+  confidence_hint?: number | null;
+  status: AgentStatus;
+  ready_instances: number;
+  tenant_scope: string | null;
+};
+export type LookupReply = { capability: string; providers: Provider[]; next_cursor: string | null; revision: number };
+
+/** `instances_limit`/`instances_cursor` page the agent's instances (ordered by instance_id). */
+export type GetRequest = { agent_type: string; instances_limit?: number; instances_cursor?: string };
+export type GetReply = { agent: AgentView; revision: number };
+
+export type ListRequest = {
+  status?: AgentStatus[];
+  owner_team?: string;
+  tags?: Record<string, string>;
+  capability?: string;
+  limit?: number;
+  cursor?: string;
+};
+export type ListReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
+
+/** `schemas: false` leaves the input and output schemas out (a much smaller projection). */
+export type CapabilitiesRequest = { status?: AgentStatus[]; schemas?: boolean } & PageRequest;
+export type CapabilityEntry = {
+  name: string;
+  description: string;
+  providers: string[];
+  /** Absent when the request asked for `schemas: false`. */
+  input_schema?: JsonSchema;
+  output_schema?: JsonSchema;
+};
+export type CapabilitiesReply = { capabilities: CapabilityEntry[]; next_cursor: string | null; revision: number };
+
+export type RouteRequest = { skill?: string; tags?: string[]; preferred_runtime?: string };
+export type RouteReply = {
+  agent_type: string;
+  nats_subject: string;
+  consumer_group: string;
+  version: string;
+  runtime: string | null;
+  score: number;
+  candidates: { agent_type: string; score: number }[];
+  revision: number;
+};
+
+export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & PageRequest;
+export type FindReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
+
+export type SearchRequest = { query: string; limit?: number };
+export type SearchResult = { agent_type: string; capability: string; score: number };
+export type SearchReply = { results: SearchResult[]; revision: number };
+
+export type DiscoverRequest = { capability?: string } & PageRequest;
+export type DiscoveredAgent = {
+  id: string;
+  capabilities: string[];
+  status: "ready" | "busy" | "unavailable";
+  providers?: ModelProvider[];
+};
+export type DiscoverReply = { agents: DiscoveredAgent[]; next_cursor: string | null; revision: number };

@@ -1,0 +1,93 @@
+/**
+ * The AgentSpec of PROTOCOL.md section 3 as plain types: `AgentSpec` is what the registry
+ * stores and returns (defaults applied), `AgentSpecInput` what a client may send (defaults
+ * optional). The service validates with zod (domain/spec/spec.ts), and a compile-time check
+ * there holds its inferred types equal to these, so the SDK cannot drift from the service.
+ */
+
+/** A JSON Schema object; `{}` (or `true`) accepts anything. */
+export type JsonSchema = Record<string, unknown> | boolean;
+
+/**
+ * The largest routing `weight` a spec may carry. `route` multiplies a score of at most a few
+ * points by it, so 1000 lets an operator make one agent win over any sensible mix of others,
+ * while 1e308 made one agent win every route and its score overflow to null (issue 14).
+ */
+export const MAX_WEIGHT = 1000;
+
+export const SUPPORTED_PATTERNS = ["coordinator_managed", "swarm_peer", "blackboard", "market_bidding"] as const;
+export type SupportedPattern = (typeof SUPPORTED_PATTERNS)[number];
+
+export type Capability = {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+  confidence_hint?: number | undefined;
+  tags: string[];
+  examples: string[];
+};
+
+export type ReflectionConfig = { enabled: boolean; max_rounds: number; criteria: string[]; model: string };
+
+export type ModelProvider = {
+  id: string;
+  models: string[];
+  kind: "llm" | "embedding" | "reranker";
+  capabilities: { streaming?: boolean | undefined; tools?: boolean | undefined; vision?: boolean | undefined; jsonMode?: boolean | undefined };
+  displayName?: string | undefined;
+  description?: string | undefined;
+};
+
+export type Dependency = { type: "agent" | "tool"; name: string; version: string; capability?: string | undefined };
+
+export type AgentSpec = {
+  agent_type: string;
+  version: string;
+  description: string;
+  owner_team: string;
+  capabilities: Capability[];
+  nats_subject: string;
+  consumer_group: string;
+  supported_patterns: SupportedPattern[];
+  max_concurrent_tasks: number;
+  task_timeout_ms: number;
+  llm_timeout_ms: number;
+  max_retries: number;
+  reflection_config: ReflectionConfig | null;
+  evaluators: string[];
+  tools: string[];
+  tenant_scope: string | null;
+  tags: Record<string, string>;
+  runtime?: string | undefined;
+  acp_port?: number | undefined;
+  url?: string | undefined;
+  weight: number;
+  providers?: ModelProvider[] | undefined;
+  depends?: Dependency[] | undefined;
+  /** Kept from a registry file entry (an A2A agent card); opaque to the registry. */
+  a2a_card?: Record<string, unknown> | undefined;
+};
+
+/** Fields with a default may be left out; the registry fills them in. */
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | undefined };
+
+export type CapabilityInput = WithDefaults<Capability, "tags" | "examples">;
+
+export type AgentSpecInput = WithDefaults<
+  Omit<AgentSpec, "capabilities" | "reflection_config" | "providers">,
+  | "supported_patterns"
+  | "max_concurrent_tasks"
+  | "task_timeout_ms"
+  | "llm_timeout_ms"
+  | "max_retries"
+  | "evaluators"
+  | "tools"
+  | "tenant_scope"
+  | "tags"
+  | "weight"
+> & {
+  capabilities: CapabilityInput[];
+  reflection_config?: Partial<ReflectionConfig> | null | undefined;
+  providers?: WithDefaults<ModelProvider, "models" | "capabilities">[] | undefined;
+};

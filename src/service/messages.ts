@@ -1,0 +1,121 @@
+/**
+ * Wire messages of PROTOCOL.md section 2 as zod schemas; the types come from z.infer.
+ * Objects are loose where the protocol allows extra fields (forward compatibility for
+ * clients written against a newer protocol) and the spec itself is validated separately.
+ */
+import { z } from "zod";
+import { MAX_PAGE_LIMIT } from "../protocol/messages.js";
+import { invalidRequest } from "../domain/errors.js";
+import { describeIssues, toIssues } from "../domain/spec/validation.js";
+import type { InstanceStatus } from "../domain/view/model.js";
+import { capabilityName, instanceId, agentType } from "../domain/spec/spec.js";
+
+const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
+const minRevision = z.number().int().min(0).optional();
+const pageLimit = z.number().int().min(1).max(MAX_PAGE_LIMIT).optional();
+const cursor = z.string().max(512).nullable().optional();
+
+export const registerMessage = z.object({
+  spec: z.unknown(),
+  instance_id: instanceId.optional(),
+  heartbeat_interval_ms: z.number().int().positive().optional(),
+  status: z.enum(["registered", "ready"]).optional(),
+  metadata: z.record(z.string().max(256), z.string().max(4096)).optional(),
+});
+export type RegisterMessage = z.infer<typeof registerMessage>;
+
+export const heartbeatMessage = z.object({
+  status: z.enum(["ready", "draining", "registered"]).optional(),
+  active_tasks: z.number().int().min(0).optional(),
+});
+export type HeartbeatMessage = z.infer<typeof heartbeatMessage>;
+
+export const deregisterMessage = z.object({ reason: z.string().max(1024).optional() });
+export type DeregisterMessage = z.infer<typeof deregisterMessage>;
+
+export const lookupQuery = z.object({
+  capability: capabilityName,
+  status: z.array(statusValue).min(1).optional(),
+  version: z.string().max(256).optional(),
+  limit: pageLimit,
+  cursor,
+  min_revision: minRevision,
+});
+export type LookupQuery = z.infer<typeof lookupQuery>;
+
+export const getQuery = z.object({ agent_type: agentType, instances_limit: pageLimit, instances_cursor: cursor, min_revision: minRevision });
+
+export const listQuery = z.object({
+  status: z.array(statusValue).min(1).optional(),
+  owner_team: z.string().max(256).optional(),
+  tags: z.record(z.string().max(256), z.string().max(4096)).optional(),
+  capability: capabilityName.optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor,
+  min_revision: minRevision,
+});
+export type ListQuery = z.infer<typeof listQuery>;
+
+export const capabilitiesQuery = z.object({
+  status: z.array(statusValue).min(1).optional(),
+  schemas: z.boolean().optional(),
+  limit: pageLimit,
+  cursor,
+  min_revision: minRevision,
+});
+
+export const routeQuery = z.object({
+  skill: capabilityName.optional(),
+  tags: z.array(z.string().min(1).max(256)).max(64).optional(),
+  preferred_runtime: z.string().min(1).max(128).optional(),
+  min_revision: minRevision,
+});
+
+export const findQuery = z
+  .object({
+    skill: capabilityName.optional(),
+    tag: z.string().min(1).max(256).optional(),
+    name: z.string().min(1).max(256).optional(),
+    limit: pageLimit,
+    cursor,
+    min_revision: minRevision,
+  })
+  .refine((q) => [q.skill, q.tag, q.name].filter((v) => v !== undefined).length === 1, {
+    message: "exactly one of skill, tag, name",
+  });
+
+export const searchQuery = z.object({
+  query: z.string().min(1).max(1024),
+  limit: z.number().int().min(1).max(100).optional(),
+  min_revision: minRevision,
+});
+
+export const discoverQuery = z.object({ capability: capabilityName.optional(), limit: pageLimit, cursor, min_revision: minRevision });
+
+/** Parses a wire message with its zod schema; failures are `invalid_request`. */
+export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const issues = toIssues(result.error);
+    throw invalidRequest(`${what}: ${describeIssues(issues)}`, issues);
+  }
+  return result.data;
+}
+
+/**
+ * A heartbeat body. The common shapes (`{}`, `status`, `active_tasks`) are checked by hand:
+ * at fleet scale (3,300 a second) zod's generic parse was 8% of the registry's allocations.
+ * Anything else (an unknown key, a bad value) goes through the zod schema, which stays the
+ * definition and words the errors; a unit test holds the two to the same answers.
+ */
+export function parseHeartbeatMessage(body: Record<string, unknown>): HeartbeatMessage {
+  for (const key in body) if (key !== "status" && key !== "active_tasks") return parseMessage(heartbeatMessage, body, "heartbeat");
+  const { status, active_tasks: tasks } = body;
+  const statusOk = status === undefined || status === "ready" || status === "draining" || status === "registered";
+  const tasksOk = tasks === undefined || (typeof tasks === "number" && Number.isSafeInteger(tasks) && tasks >= 0);
+  if (!statusOk || !tasksOk) return parseMessage(heartbeatMessage, body, "heartbeat");
+  const msg: { status?: InstanceStatus; active_tasks?: number } = {};
+  if (status !== undefined) msg.status = status;
+  if (tasks !== undefined) msg.active_tasks = tasks;
+  return msg;
+}

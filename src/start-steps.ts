@@ -1,0 +1,360 @@
+/**
+ * The steps of a registry start, in the order main.ts runs them. Each step opens one thing,
+ * registers its close on the teardown stack as soon as it exists, and returns what later steps
+ * need, so no step reaches for something that may not be there yet.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream } from "@nats-io/jetstream";
+import type { Registry as MetricsRegistry } from "prom-client";
+import type { Config } from "./config.js";
+import type { RegistryView } from "./domain/view/view.js";
+import type { SchemaChecks } from "./domain/spec/validation.js";
+import { TypeBudgets } from "./domain/rate-limit.js";
+import { EventType } from "./protocol/events.js";
+import type { Subjects } from "./protocol/subjects.js";
+import { KvStore, openBucket } from "./adapters/nats/kv-store.js";
+import { EventStream } from "./adapters/nats/event-stream.js";
+import { startEndpoints } from "./adapters/nats/endpoints.js";
+import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
+import { monitorConnection } from "./adapters/nats/connection-monitor.js";
+import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
+import type { OpsServer } from "./adapters/http/ops-server.js";
+import { FleetGauges } from "./adapters/http/fleet-gauges.js";
+import { SchemaPool } from "./adapters/workers/schema-pool.js";
+import { PooledSchemaChecks } from "./service/schema-checks.js";
+import { readText, watchFile } from "./adapters/file/watched-file.js";
+import { ViewFeed } from "./service/view-feed.js";
+import { Registrar } from "./service/registrar.js";
+import { DEFAULT_MAX_PAYLOAD, QueryService } from "./service/queries.js";
+import { EventPublisher } from "./service/event-publisher.js";
+import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
+import { Evictor } from "./service/evictor.js";
+import { StaticRegistry, parseRegistryFile } from "./service/static-registry.js";
+import type { Clock } from "./service/clock.js";
+import type { Logger } from "./service/logger.js";
+import type { TeardownStack } from "./teardown-stack.js";
+import { LEASE_KEY } from "./domain/view/records.js";
+
+/** What every step may use: the parts built by createRegistry, and the start's own state. */
+export type StartContext = {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly replicaName: string;
+  readonly version: string;
+  readonly root: Logger;
+  readonly log: Logger;
+  readonly metrics: RegistryMetrics & { registry: MetricsRegistry };
+  readonly subjects: Subjects;
+  readonly view: RegistryView;
+  readonly ops: OpsServer;
+  readonly teardown: TeardownStack;
+  /** Aborted by stop(): a step that waits (connecting, loading the view) gives up at once. */
+  readonly signal: AbortSignal;
+  /** Readiness inputs that steps switch on (and their closes off); /readyz reads them. */
+  readonly status: RuntimeStatus;
+  /** A part died by itself (the connection closed for good, the endpoints stopped): stop the service. */
+  readonly fatal: (reason: string, err?: unknown) => void;
+};
+
+export type RuntimeStatus = {
+  nc: NatsConnection | null;
+  natsUrl: string | undefined;
+  natsUp: boolean;
+  storesOpen: boolean;
+  endpointsUp: boolean;
+  viewLoaded: () => boolean;
+};
+
+/** The connection's events, for the parts built after it. */
+export type ConnectionEvents = { onDown: Array<() => void>; onReconnect: Array<() => void> };
+export type Nats = { nc: NatsConnection; events: ConnectionEvents };
+export type Stores = { store: KvStore; events: EventStream };
+export type UseCases = { feed: ViewFeed; registrar: Registrar; queries: QueryService; evictor: Evictor; lease: EvictorLease };
+
+/** The schema checks, and a promise that resolves once a worker thread is ready to compile. */
+export type SchemaChecksStep = { readonly checker: SchemaChecks; readonly warmed: Promise<void> };
+
+/**
+ * Capability schemas are compiled by worker threads. First on the teardown stack, so last
+ * closed: registrations still in flight while the endpoints drain get their verdicts. A
+ * worker starts loading at once, alongside the connection and the view.
+ */
+export function startSchemaChecks(ctx: StartContext): SchemaChecksStep {
+  const { config, metrics } = ctx;
+  const log = ctx.root.child({ component: "schema-workers" });
+  const pool = new SchemaPool({
+    workers: config.schemaWorkers,
+    queue: config.schemaCheckQueue,
+    timeoutMs: config.schemaCheckTimeoutMs,
+    onWorkerLost: (reason, err) => {
+      metrics.schemaWorkersLost.inc({ reason });
+      if (reason === "boot") log.error({ err }, "schema check workers cannot start: registrations get 503 until one does");
+      else log.warn({ err, reason }, "a schema check worker was stopped and will be replaced; the schema it compiled was refused");
+    },
+  });
+  ctx.teardown.defer("stopping the schema check workers", () => pool.close());
+  const warmed = pool.warm();
+  warmed.catch(() => undefined); // awaited by awaitSchemaWorkers; a start that fails before must not leave it unhandled
+  return { checker: new PooledSchemaChecks(pool), warmed };
+}
+
+/** The endpoints open once a schema worker is ready, so no registration waits for one to load. */
+export async function awaitSchemaWorkers(ctx: StartContext, { warmed }: SchemaChecksStep): Promise<void> {
+  await untilAborted(warmed, ctx.signal);
+}
+
+export async function listenOps(ctx: StartContext): Promise<void> {
+  await ctx.ops.listen();
+  ctx.teardown.defer("closing the ops server", () => ctx.ops.close());
+}
+
+export async function connectNats(ctx: StartContext): Promise<Nats> {
+  const { config, status, teardown, log } = ctx;
+  const resolved = await resolveServer(config, log);
+  const embedded = resolved.embedded;
+  if (embedded) teardown.defer("stopping the embedded nats-server", () => embedded.stop());
+  status.natsUrl = resolved.servers;
+  const nc = await connectUntilUp(registryConnectionOptions(config, resolved.servers, `agent-registry:${ctx.replicaName}`), { signal: ctx.signal, log });
+  status.nc = nc;
+  teardown.defer("draining NATS", () => (nc.isClosed() ? undefined : nc.drain()));
+  const events: ConnectionEvents = { onDown: [], onReconnect: [] };
+  monitorConnection(nc, ctx.metrics, log, {
+    onUp: (up) => {
+      status.natsUp = up;
+      if (!up) for (const f of events.onDown) f();
+    },
+    onReconnect: () => {
+      for (const f of events.onReconnect) f();
+    },
+    onClosed: (err) => ctx.fatal("nats connection closed", err),
+    // Every subscription of this connection is one the registry needs (API, watches, replies).
+    onSubscriptionDenied: (subject, err) => ctx.fatal(`the NATS server took away the subscription to ${subject}`, err),
+  });
+  const server = checkServer(nc);
+  setBuildInfo(ctx.metrics, ctx.version, server.version);
+  log.info({ server: server.version, clustered: server.clustered }, "connected to NATS");
+  for (const w of server.warnings) log.warn(w);
+  const noAuth = noAuthWarning(nc.getServer(), hasCredentials(config), nc.info?.auth_required);
+  if (noAuth) log.warn({ server: nc.getServer(), auth_required: nc.info?.auth_required ?? false }, noAuth);
+  return { nc, events };
+}
+
+export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Stores> {
+  const { config, log } = ctx;
+  const js = jetstream(nc, { timeout: config.requestTimeoutMs });
+  const bucket = await openBucket(js, { bucket: config.bucket, replicas: config.replicas, history: config.history, maxBytes: config.bucketMaxBytes, timeoutMs: config.requestTimeoutMs });
+  if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
+  for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
+  if (bucket.check.history < 2) log.warn({ bucket: config.bucket }, "the bucket keeps one value per key: events a replica could not store before it died cannot be recovered (REGISTRY_HISTORY, docs/configuration.md)");
+  const events = await EventStream.open(nc, ctx.subjects, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs });
+  if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
+  for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
+  ctx.status.storesOpen = true;
+  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }), events: events.stream };
+}
+
+export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {
+  const { metrics } = ctx;
+  const publisher = new EventPublisher({
+    sink: stores.events,
+    subjects: ctx.subjects,
+    log: ctx.root.child({ component: "events" }),
+    now: () => ctx.clock.now(),
+    replica: ctx.replicaName,
+    announce: ctx.config.heartbeatEvents ? (subject, event) => nc.publish(subject, JSON.stringify(event)) : undefined,
+    hooks: { onPublished: () => metrics.eventsPublished.inc(), onFailure: () => metrics.eventPublishFailures.inc() },
+  });
+  publisher.start();
+  ctx.teardown.defer("stopping the publisher", () => publisher.stop());
+  // Runs before the publisher stops: what the leader still holds gets up to 3 s to be stored.
+  ctx.teardown.defer("flushing events", () => withDeadline(publisher.flush(), 3000));
+  return publisher;
+}
+
+/** Builds the use cases and wires them to each other; nothing starts yet. */
+export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, publisher: EventPublisher, checker: SchemaChecks): UseCases {
+  const { config, clock, metrics, view, root } = ctx;
+  const evictor = new Evictor({
+    store,
+    view,
+    clock,
+    log: root.child({ component: "evictor" }),
+    policy: { missedHeartbeats: config.missedHeartbeats, selfPreservationRatio: config.selfPreservationRatio },
+    tickMs: config.evictionTickMs,
+    retentionMs: config.retentionMs,
+    hooks: {
+      onEvicted: () => metrics.evictions.inc(),
+      onSelfPreservation: (active, detail) => {
+        metrics.selfPreservationActive.set(active ? 1 : 0);
+        void publisher.selfPreservationAlert({ active, ...detail, threshold: config.selfPreservationRatio });
+      },
+    },
+  });
+  const lease = new EvictorLease({
+    store,
+    clock,
+    log: root.child({ component: "lease" }),
+    holder: ctx.replicaName,
+    leaseMs: config.leaseMs,
+    // Only once loaded: before, the view has not applied (nor enqueued the events of) the store.
+    publishedThrough: () => (feed.loaded ? publisher.storedThrough(view.revision) : null),
+    listener: {
+      onAcquired: (since) => {
+        metrics.evictorLeader.set(1);
+        evictor.start(since);
+        void publisher.becomeLeader();
+      },
+      onLost: () => {
+        metrics.evictorLeader.set(0);
+        evictor.stop();
+        publisher.stepDown();
+      },
+    },
+  });
+  const feed = new ViewFeed({
+    store,
+    view,
+    log: root.child({ component: "view" }),
+    onEvents: (evs) => {
+      for (const e of evs) if (e.type === EventType.AgentDeregistered) metrics.deregistrations.inc({ reason: e.data.reason });
+      publisher.enqueue(evs);
+    },
+    // Only the lease key is the lease's business: any other reserved key read as a lease
+    // would look like the lease taken by nobody and make the evicting replica step down.
+    onReserved: (entry) => {
+      if (entry.key === LEASE_KEY) lease.observe(entry);
+    },
+    onRestart: () => metrics.watchRestarts.inc(),
+    onLag: (lag) => {
+      metrics.viewLag.set(lag);
+      metrics.viewRevision.set(view.revision);
+    },
+    onUnreadable: () => metrics.storeRecordsUnreadable.inc(),
+    maxRevisionWaiters: config.maxRevisionWaiters,
+    history: store,
+    lastStoredRevision: async () => (await events.lastPosition())?.revision ?? null,
+    publishedThrough: () => readPublishedThrough(store),
+    onUnrecoverable: (keys) => metrics.eventsUnrecoverable.inc(keys),
+  });
+  const registrar = new Registrar({
+    store,
+    view,
+    checker,
+    clock,
+    settings: { ...config, heartbeatSubject: ctx.subjects.heartbeat },
+    onConflict: () => metrics.storeConflicts.inc(),
+    onStatusHeld: () => metrics.statusChangesHeld.inc(),
+    onUnavailable: () => evictor.storeUnavailable(clock.now()),
+    // Best effort: if the store is away, the retry's own read says so.
+    catchUp: () =>
+      store
+        .lastRevision()
+        .then((rev) => feed.waitForRevision(rev, 1000))
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
+    specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
+  });
+  ctx.teardown.defer("dropping held status changes", () => registrar.stop());
+  const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
+    log: root.child({ component: "queries" }),
+    maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+  });
+  nats.events.onDown.push(() => evictor.disconnected());
+  nats.events.onReconnect.push(() => {
+    evictor.reconnected(clock.now());
+    feed.restart("reconnected");
+  });
+  return { feed, registrar, queries, evictor, lease };
+}
+
+export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<void> {
+  await feed.start();
+  ctx.teardown.defer("stopping the view feed", () => feed.stop());
+  await untilAborted(feed.whenLoaded(), ctx.signal);
+  ctx.metrics.viewRevision.set(ctx.view.revision);
+  ctx.log.info({ revision: ctx.view.revision, agents: ctx.view.size }, "view loaded");
+}
+
+/**
+ * The API as one NATS micro service. If it stops by itself (a subscription closed under it),
+ * the replica stops: an orchestrator restarts a process that exits, not one that looks fine.
+ */
+export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar, queries }: UseCases, publisher: EventPublisher): Promise<void> {
+  const { config } = ctx;
+  const service = await startEndpoints({
+    nc,
+    prefix: config.prefix,
+    version: ctx.version,
+    limits: { maxBytes: config.maxPayloadBytes, maxDepth: config.maxDepth },
+    typeRateLimit: config.typeRateLimit > 0 ? new TypeBudgets(config.typeRateLimit, Math.max(1, 2 * config.typeRateLimit)) : undefined,
+    registrar,
+    queries,
+    log: ctx.root.child({ component: "api" }),
+    observe: requestObserver(ctx.metrics),
+    onHeartbeat: config.heartbeatEvents ? (agentType, instanceId, status, activeTasks) => publisher.heartbeat(agentType, instanceId, status, activeTasks) : undefined,
+  });
+  let closing = false;
+  ctx.teardown.defer("stopping the endpoints", () => {
+    closing = true;
+    ctx.status.endpointsUp = false;
+    return service.stop();
+  });
+  void service.stopped.then((err) => {
+    ctx.status.endpointsUp = false;
+    if (!closing) ctx.fatal("the API endpoints stopped", err ?? undefined);
+  });
+}
+
+export async function loadRegistryFile(ctx: StartContext, { registrar }: UseCases): Promise<void> {
+  const path = ctx.config.registryFile;
+  if (!path) return;
+  const statics = new StaticRegistry({ registrar, view: ctx.view, log: ctx.root.child({ component: "registry-file" }), onError: () => ctx.metrics.registryFileErrors.inc() });
+  // A broken file at start stops the start, with the file's own message.
+  const text = await readText(path);
+  const applied = await statics.apply(parseRegistryFile(path, text));
+  ctx.log.info({ path, agents: applied.registered.length }, "registry file loaded");
+  const watch = watchFile(path, (t, err) => void statics.reload(path, t, err), { initial: text });
+  ctx.teardown.defer("closing the registry file watch", () => watch.close());
+}
+
+/** How full the bucket is, every 30 s (a JetStream info call), when it has a max_bytes. */
+const STORE_SIZE_EVERY_MS = 30_000;
+
+/** Ready: the server has our subscriptions, the replica joins the evictor election, gauges run. */
+export async function serve(ctx: StartContext, { nc }: Nats, { lease, evictor }: UseCases, { store }: Stores): Promise<void> {
+  await nc.flush();
+  ctx.status.endpointsUp = true;
+  lease.start();
+  ctx.teardown.defer("releasing the lease", () => lease.release());
+  ctx.teardown.defer("stopping the evictor", () => evictor.stop());
+  const gauges = new FleetGauges(ctx.view, ctx.metrics, ctx.config, ctx.root.child({ component: "gauges" }));
+  gauges.start();
+  ctx.teardown.defer("stopping the fleet gauges", () => gauges.stop());
+  const maxBytes = ctx.config.bucketMaxBytes;
+  if (maxBytes > 0) {
+    const measure = (): void =>
+      void store.bytes().then(
+        (bytes) => ctx.metrics.limitUsage.set({ limit: "bucket_bytes" }, bytes / maxBytes),
+        (err: unknown) => ctx.log.debug({ err }, "could not read the bucket's size"),
+      );
+    measure();
+    const timer = setInterval(measure, STORE_SIZE_EVERY_MS).unref();
+    ctx.teardown.defer("stopping the bucket size gauge", () => clearInterval(timer));
+  }
+}
+
+/** Resolves with `p`, or rejects with the abort reason as soon as `signal` aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function withDeadline(p: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([p, new Promise((r) => setTimeout(r, ms).unref())]);
+}

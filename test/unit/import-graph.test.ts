@@ -1,0 +1,56 @@
+/**
+ * The layering of STYLE.md, checked on the import graph itself (eslint checks each file's
+ * imports; this follows them): `agent-registry/client` reaches no server module and no server
+ * dependency, and src/protocol reaches nothing at all.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
+
+/** Every module reachable from `entry` (type-only imports included): files under root, and packages. */
+function reach(...entries: string[]): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const stack = entries.map((e) => resolve(root, e));
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(SPECIFIER)) {
+      const spec = m[1] ?? m[2] ?? m[3]!;
+      if (spec.startsWith(".")) stack.push(resolve(dirname(file), spec).replace(/\.js$/, ".ts"));
+      else packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
+    }
+  }
+  return { files: new Set([...files].map((f) => relative(root, f))), packages };
+}
+
+describe("import graph", () => {
+  it("the SDK (agent-registry/client) reaches only src/client and src/protocol, and only NATS packages", () => {
+    const { files, packages } = reach("src/client/index.ts");
+    expect(files.size).toBeGreaterThan(5);
+    const server = [...files].filter((f) => !f.startsWith("src/client/") && !f.startsWith("src/protocol/"));
+    expect(server, "server modules reached from the SDK").toEqual([]);
+    const foreign = [...packages].filter((p) => !p.startsWith("@nats-io/") && !p.startsWith("node:"));
+    expect(foreign, "non-NATS packages reached from the SDK").toEqual([]);
+  });
+
+  it("src/protocol imports nothing outside itself", () => {
+    const { files, packages } = reach("src/protocol/index.ts");
+    expect([...files].filter((f) => !f.startsWith("src/protocol/"))).toEqual([]);
+    expect([...packages]).toEqual([]);
+  });
+
+  it("the domain reaches no adapter, service, client or NATS package", () => {
+    const domain = readdirSync(resolve(root, "src/domain"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    expect(domain.length).toBeGreaterThan(20);
+    const { files, packages } = reach(...domain.map((f) => `src/domain/${f}`));
+    for (const f of [...files]) expect(f).toMatch(/^src\/(domain|protocol)\//);
+    expect([...packages].filter((p) => p.startsWith("@nats-io/") || p.startsWith("node:") || p === "pino" || p === "prom-client")).toEqual([]);
+  });
+});
