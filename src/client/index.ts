@@ -9,6 +9,7 @@ export {
   InternalError,
   InvalidRequestError,
   InvalidSpecError,
+  InvalidCardError,
   LimitExceededError,
   isTransient,
   NoRouteError,

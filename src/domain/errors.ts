@@ -46,6 +46,8 @@ export const invalidRequest = (message: string, issues?: readonly ErrorIssue[]):
   new RegistryError(ErrorCode.InvalidRequest, message, issues ? { issues } : {});
 export const invalidSpec = (message: string, issues?: readonly ErrorIssue[]): RegistryError =>
   new RegistryError(ErrorCode.InvalidSpec, message, issues ? { issues } : {});
+export const invalidCard = (message: string, issues?: readonly ErrorIssue[]): RegistryError =>
+  new RegistryError(ErrorCode.InvalidCard, message, issues ? { issues } : {});
 export const notFound = (message: string): RegistryError => new RegistryError(ErrorCode.NotFound, message);
 export const unknownInstance = (agentType: string, instanceId: string): RegistryError =>
   new RegistryError(

@@ -7,6 +7,7 @@
 export const ErrorCode = {
   InvalidRequest: "invalid_request",
   InvalidSpec: "invalid_spec",
+  InvalidCard: "invalid_card",
   NotFound: "not_found",
   UnknownInstance: "unknown_instance",
   NoRoute: "no_route",
@@ -23,6 +24,10 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { readonly status: number; readonly when: string }>> = {
   invalid_request: { status: 400, when: "not JSON, wrong shape, bad subject token, subject/payload mismatch" },
   invalid_spec: { status: 400, when: "the AgentSpec breaks a rule of PROTOCOL.md section 3" },
+  invalid_card: {
+    status: 400,
+    when: "an A2A agent card or MCP tool spec the registry cannot use, or one that breaks its schema under strict (PROTOCOL.md section 10)",
+  },
   not_found: { status: 404, when: "unknown agent_type" },
   unknown_instance: {
     status: 404,

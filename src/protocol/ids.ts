@@ -7,8 +7,12 @@
 export const AGENT_TYPE_RE = /^[a-z0-9]([a-z0-9_-]{0,126}[a-z0-9])?$/;
 export const INSTANCE_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 export const TENANT_RE = /^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$/;
-/** Dot-separated tokens of `[a-z0-9_-]`; at most {@link CAPABILITY_MAX_LENGTH} characters. */
-export const CAPABILITY_RE = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
+/**
+ * Dot-separated tokens of `[A-Za-z0-9_-]`, case preserved; at most {@link CAPABILITY_MAX_LENGTH}
+ * characters. v1 allowed lower case only; v1.1 (PROTOCOL.md section 10.2) widened it so MCP tool
+ * names such as `get_Weather` fit unchanged. Every token is still a valid NATS subject token.
+ */
+export const CAPABILITY_RE = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 export const CAPABILITY_MAX_LENGTH = 256;
 /**
  * A NATS subject a client may publish to: dot-separated tokens, no wildcards, no whitespace,

@@ -18,6 +18,22 @@ export const MAX_WEIGHT = 1000;
 export const SUPPORTED_PATTERNS = ["coordinator_managed", "swarm_peer", "blackboard", "market_bidding"] as const;
 export type SupportedPattern = (typeof SUPPORTED_PATTERNS)[number];
 
+/**
+ * MCP's tool annotations (hints a client may show or filter on; PROTOCOL.md section 10.2). A tool
+ * registered from a tool spec has all four hints explicit, MCP's defaults filled in.
+ */
+export type ToolAnnotations = {
+  title?: string | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
+};
+
+/** What an entry is: an agent (the default), an MCP server, or a single tool. */
+export const AGENT_KINDS = ["agent", "mcp_server", "tool"] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
 export type Capability = {
   name: string;
   description: string;
@@ -26,6 +42,11 @@ export type Capability = {
   confidence_hint?: number | undefined;
   tags: string[];
   examples: string[];
+  /** A human-readable name (an MCP tool's `title`). */
+  title?: string | undefined;
+  annotations?: ToolAnnotations | undefined;
+  /** The keys of an MCP tool the registry does not map (`_meta`, `icons`, `execution`, ...), kept verbatim for export. */
+  mcp_extra?: Record<string, unknown> | undefined;
 };
 
 export type ReflectionConfig = { enabled: boolean; max_rounds: number; criteria: string[]; model: string };
@@ -65,7 +86,10 @@ export type AgentSpec = {
   weight: number;
   providers?: ModelProvider[] | undefined;
   depends?: Dependency[] | undefined;
-  /** Kept from a registry file entry (an A2A agent card); opaque to the registry. */
+  kind: AgentKind;
+  /** A human-readable name (an A2A card's `name`). */
+  display_name?: string | undefined;
+  /** The A2A agent card the spec was built from (a register body or a registry file entry), kept verbatim for export. */
   a2a_card?: Record<string, unknown> | undefined;
 };
 
@@ -86,6 +110,7 @@ export type AgentSpecInput = WithDefaults<
   | "tenant_scope"
   | "tags"
   | "weight"
+  | "kind"
 > & {
   capabilities: CapabilityInput[];
   reflection_config?: Partial<ReflectionConfig> | null | undefined;

@@ -13,6 +13,7 @@ import {
   InternalError,
   InvalidRequestError,
   InvalidSpecError,
+  InvalidCardError,
   LimitExceededError,
   NoRouteError,
   NotFoundError,
@@ -30,6 +31,7 @@ import {
 const CLASSES: Record<ErrorCode, abstract new (...args: never[]) => RegistryClientError> = {
   invalid_request: InvalidRequestError,
   invalid_spec: InvalidSpecError,
+  invalid_card: InvalidCardError,
   not_found: NotFoundError,
   unknown_instance: UnknownInstanceError,
   no_route: NoRouteError,

@@ -95,7 +95,7 @@ describe("validateRegistryFile rules", () => {
     {
       rule: "schema: skill id must be a capability name",
       agents: [entry("a", (e) => (skills(e)[0]!["id"] = "Skill One"))],
-      errors: ["agents[0] (a): card.skills[0].id: dot-separated tokens of [a-z0-9_-] (AgentSpec capabilities.0.name)"],
+      errors: ["agents[0] (a): card.skills[0].id: dot-separated tokens of [A-Za-z0-9_-] (AgentSpec capabilities.0.name)"],
     },
     {
       rule: "schema: version must be semver",

@@ -17,7 +17,7 @@ import {
   RESERVED_SUBJECT_RE,
   TENANT_RE,
 } from "../../protocol/ids.js";
-import { MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
+import { AGENT_KINDS, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
 
 export { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SUPPORTED_PATTERNS, TENANT_RE };
 
@@ -27,7 +27,7 @@ export const tenant = z.string().regex(TENANT_RE, `must match ${TENANT_RE.source
 export const capabilityName = z
   .string()
   .max(CAPABILITY_MAX_LENGTH, `at most ${CAPABILITY_MAX_LENGTH} characters`)
-  .regex(CAPABILITY_RE, "dot-separated tokens of [a-z0-9_-]");
+  .regex(CAPABILITY_RE, "dot-separated tokens of [A-Za-z0-9_-]");
 export const specVersion = z
   .string()
   .max(256)
@@ -44,6 +44,17 @@ export const capabilitySchema = z.object({
   confidence_hint: z.number().min(0).max(1).optional(),
   tags: z.array(z.string().min(1).max(256)).max(64).default([]),
   examples: z.array(z.string().max(4096)).max(64).default([]),
+  title: z.string().max(1024).optional(),
+  annotations: z
+    .object({
+      title: z.string().max(1024).optional(),
+      readOnlyHint: z.boolean().optional(),
+      destructiveHint: z.boolean().optional(),
+      idempotentHint: z.boolean().optional(),
+      openWorldHint: z.boolean().optional(),
+    })
+    .optional(),
+  mcp_extra: z.record(z.string().max(256), z.unknown()).optional(),
 });
 
 const reflectionConfig = z.object({
@@ -110,7 +121,9 @@ export const agentSpecSchema = z.object({
   weight: z.number().positive().max(MAX_WEIGHT, `at most ${MAX_WEIGHT}`).default(1),
   providers: z.array(providerSchema).max(64).optional(),
   depends: z.array(dependencySchema).max(256).optional(),
-  // Kept from a static registry file entry (A2A agent card); opaque to the registry.
+  kind: z.enum(AGENT_KINDS).default("agent"),
+  display_name: z.string().min(1).max(1024).optional(),
+  // The A2A card the spec was built from, kept verbatim for export (PROTOCOL.md section 10.1).
   a2a_card: z.record(z.string(), z.unknown()).optional(),
 });
 

@@ -9,6 +9,7 @@
 import semver from "semver";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE } from "../../protocol/ids.js";
+import { AGENT_KINDS } from "../../protocol/spec.js";
 import { InstanceStatus, RemovalReason } from "../../protocol/states.js";
 import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./records.js";
 import {
@@ -53,6 +54,9 @@ const capability: ShapeOf<Capability> = {
   confidence_hint: optional(number),
   tags: strings,
   examples: strings,
+  title: optional(string),
+  annotations: optional(anyObject),
+  mcp_extra: optional(anyObject),
 };
 
 const reflection: ShapeOf<Reflection> = { enabled: boolean, max_rounds: number, criteria: strings, model: string };
@@ -92,6 +96,8 @@ const spec: ShapeOf<AgentSpec> = {
   weight: number,
   providers: optional(arrayOf(objectOf(provider))),
   depends: optional(arrayOf(objectOf(dependency))),
+  kind: oneOf(AGENT_KINDS),
+  display_name: optional(string),
   a2a_card: optional(anyObject),
 };
 

@@ -113,6 +113,9 @@ export const encodeRecord = (record: AgentRecord | InstanceRecord): Uint8Array =
 export function readAgentRecord(bytes: Uint8Array, agentType?: string): AgentRecord | string {
   const v = decodeJson(bytes);
   if (typeof v === "string") return v;
+  // Records written before PROTOCOL.md v1.1 have no `kind`: they are agents.
+  const spec = v["spec"];
+  if (isObject(spec) && spec["kind"] === undefined) spec["kind"] = "agent";
   const problem = checkAgentRecord(v);
   if (problem !== undefined) return problem;
   const record = v as unknown as AgentRecord;
