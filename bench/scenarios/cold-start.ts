@@ -10,7 +10,22 @@ import { fmt, type Context, type Scenario, type ScenarioResult } from "../lib/sc
 import type { FleetShape } from "../lib/specs.js";
 import { withStack } from "../lib/stack.js";
 
-type Start = { readyMs: number; viewLoadMs: number | null; rssAtReady: number; rssSettled: number };
+type Start = { readyMs: number; viewLoadMs: number | null; rssAtReady: number; rssSettled: number; recoveredWrites: number | null };
+
+/**
+ * The writes whose events a start derived (view-feed.ts): the load process seeds the bucket
+ * behind the registry's back, as a replica that died before storing their events would have,
+ * so each start here also recovers; its cost is part of the figure.
+ */
+function recoveredWrites(lines: string[]): number | null {
+  const line = lines.find((l) => l.includes('"msg":"derived the events of writes after the last stored event"'));
+  if (line === undefined) return null;
+  try {
+    return (JSON.parse(line) as { writes: number }).writes;
+  } catch {
+    return null;
+  }
+}
 
 /** Milliseconds between two pino log lines of the registry, found by message. */
 function logSpan(lines: string[], from: string, to: string): number | null {
@@ -55,7 +70,7 @@ export const coldStartScenario: Scenario = {
         await sleep(ctx.quick ? 500 : 3000);
         const agents = /agent_registry_agents\{status="ready"\} (\d+)/.exec(await reg.metrics())?.[1];
         ctx.check(Number(agents) === shape.types, `the replica's view holds ${agents} ready agent types, not ${shape.types}`);
-        results.push({ readyMs, viewLoadMs: logSpan(reg.logs, "starting", "view loaded"), rssAtReady, rssSettled: rssBytes(reg.pid) });
+        results.push({ readyMs, viewLoadMs: logSpan(reg.logs, "starting", "view loaded"), rssAtReady, rssSettled: rssBytes(reg.pid), recoveredWrites: recoveredWrites(reg.logs) });
         await reg.stop();
         ctx.log(`start ${i + 1}: ready in ${fmt(readyMs)} ms (view loaded ${results[i]!.viewLoadMs} ms after "starting"), RSS ${mb(rssAtReady)} MB`);
       }
@@ -67,7 +82,9 @@ export const coldStartScenario: Scenario = {
           {
             measure: `cold start, ${fmt(seeded.instances)} instances / ${fmt(seeded.agents)} agent types`,
             figure: `${fmt(median.readyMs)} ms to /readyz 200 (median of ${starts})`,
-            baseline: `in process: ${median.viewLoadMs === null ? "?" : fmt(median.viewLoadMs)} ms from "starting" to "view loaded"`,
+            baseline:
+              `in process: ${median.viewLoadMs === null ? "?" : fmt(median.viewLoadMs)} ms from "starting" to "view loaded"` +
+              (median.recoveredWrites === null ? "" : `, deriving the events of ${fmt(median.recoveredWrites)} writes`),
             target: "<= 3,000 ms",
             pass: median.readyMs <= 3000,
           },

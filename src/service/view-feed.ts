@@ -33,11 +33,11 @@ import { planRecovery } from "./event-recovery.js";
 const SHARE_BATCH = 500;
 const SHARE_EVERY_MS = 100;
 /**
- * Most revisions a start replays to recover unstored events, and most keys whose history it
- * reads: beyond them the gap is logged and counted instead, so a start stays bounded.
+ * Most revisions a start replays to recover unstored events: beyond them the gap is logged and
+ * counted instead, so a start stays bounded. (The keys they wrote are at most as many, and
+ * their earlier values are found in one pass over the bucket: event-recovery.ts.)
  */
 const MAX_RECOVERY_REVISIONS = 100_000;
-const MAX_RECOVERY_KEYS = 10_000;
 
 export type ViewFeedDeps = {
   store: StoreReader;
@@ -89,6 +89,15 @@ export class ViewFeed {
   private recoveryDue = false;
   private loadEnd = 0;
   private replaying = false;
+  /** Set while recover() reads and replays; the lag check leaves it alone. */
+  private recovering = false;
+  /**
+   * The revision of the last entry the watch delivered, applied or not: the load skips the
+   * writes it will recover, so the view's revision alone stood still, the lag check took the
+   * load for a dead watch, and every restart began the load again (issue 14: 23 s to ready).
+   */
+  private delivered = 0;
+  private lastCheckedDelivered = -1;
 
   private readonly unreadable: UnreadableRecords;
 
@@ -194,6 +203,7 @@ export class ViewFeed {
   }
 
   private apply(entry: StoreEntry): void {
+    this.delivered = Math.max(this.delivered, entry.revision);
     if (this.recoverAfter !== null && !this.loaded) {
       if (this.recoveryDue) return;
       if (entry.revision > this.recoverAfter) {
@@ -278,11 +288,21 @@ export class ViewFeed {
     const after = this.recoverAfter!;
     this.recoveryDue = false;
     this.recoverAfter = null;
+    this.recovering = true;
+    try {
+      await this.recoverAfterRevision(after);
+    } finally {
+      this.recovering = false;
+    }
+  }
+
+  /** Reads the writes after `after`, seeds the view with each key's value as of then, and replays them. */
+  private async recoverAfterRevision(after: number): Promise<void> {
     let range: StoreEntry[];
     let plan: Awaited<ReturnType<typeof planRecovery>>;
     try {
       range = await this.readRange(after, this.loadEnd);
-      plan = await planRecovery(range, after, this.deps.history!, MAX_RECOVERY_KEYS);
+      plan = await planRecovery(range, after, this.deps.history!);
     } catch (err) {
       // The view holds only part of the load: load it again, without recovery this time.
       this.deps.log.error({ err, after }, "could not read the writes after the last stored event; their events are not recovered");
@@ -326,7 +346,7 @@ export class ViewFeed {
   }
 
   private async checkLag(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.recovering) return;
     // What was applied before asking: writes applied while the question is in flight must
     // not look like the store going backwards.
     const applied = this.deps.view.revision;
@@ -345,8 +365,11 @@ export class ViewFeed {
     const lag = Math.max(0, last - applied);
     this.deps.onLag?.(lag);
     // Two checks in a row behind with no progress: a write that just landed is not a stall.
-    this.stalledChecks = lag > 0 && applied === this.lastCheckedRevision ? this.stalledChecks + 1 : 0;
+    // Progress is what the watch delivered, applied or skipped for recovery.
+    const delivered = this.delivered;
+    this.stalledChecks = lag > 0 && applied === this.lastCheckedRevision && delivered === this.lastCheckedDelivered ? this.stalledChecks + 1 : 0;
     this.lastCheckedRevision = applied;
+    this.lastCheckedDelivered = delivered;
     if (this.stalledChecks >= 2) {
       this.stalledChecks = 0;
       this.restart(`watch stalled ${lag} revisions behind`);

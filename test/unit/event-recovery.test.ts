@@ -171,7 +171,7 @@ describe("Event recovery after the only replica died", () => {
     expect(expected.map((e) => e.type)).toEqual(["registry.agent.status_changed"]);
 
     const reads: string[] = [];
-    const spy: StoreHistory = { historyDepth: store.historyDepth, history: (key) => (reads.push(key), store.history(key)) };
+    const spy: StoreHistory = { historyDepth: store.historyDepth, history: (key) => (reads.push(key), store.history(key)), watchKept: () => store.watchKept() };
     const unrecoverable: number[] = [];
     const recovered = await startFeed(store, lastStored, unrecoverable, spy);
     expect(summary(recovered.events)).toEqual(expected);
@@ -186,5 +186,36 @@ describe("Event recovery after the only replica died", () => {
     const counted: number[] = [];
     await startFeed(store, lastStored, counted, store, false);
     expect(counted).toEqual([51]);
+  });
+
+  it("finds the earlier values of many keys in one pass over the kept values, not a history read per key", async () => {
+    const store = new MemoryStore(4);
+    const w = new Writer(store);
+    const witness = await startFeed(store, null);
+    await w.agent("alpha", "cap.a");
+    for (let i = 0; i < 100; i++) await w.instance("alpha", `a${i}`, "ready");
+    const lastStored = await w.instance("alpha", "x", "ready");
+    // 100 pre-existing keys change after the last stored event, and 20 new ones appear.
+    for (let i = 0; i < 100; i++) await w.instance("alpha", `a${i}`, i % 2 === 0 ? "draining" : "ready", 5);
+    for (let i = 0; i < 20; i++) await w.instance("alpha", `n${i}`, "ready");
+    const last = await store.lastRevision();
+    await expect.poll(() => witness.view.revision).toBe(last);
+    const expected = summary(witness.events.filter((e) => e.revision >= lastStored));
+    expect(expected.filter((e) => e.type === "registry.agent.status_changed")).toHaveLength(50);
+
+    const reads: string[] = [];
+    let scans = 0;
+    const spy: StoreHistory = {
+      historyDepth: store.historyDepth,
+      history: (key) => (reads.push(key), store.history(key)),
+      watchKept: () => (scans++, store.watchKept()),
+    };
+    const unrecoverable: number[] = [];
+    const recovered = await startFeed(store, lastStored, unrecoverable, spy, false);
+    expect(summary(recovered.events)).toEqual(expected);
+    expect(unrecoverable).toEqual([]);
+    expect(reads).toEqual([]);
+    expect(scans).toBe(1);
+    expect(recovered.view.revision).toBe(last);
   });
 });

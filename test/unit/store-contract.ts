@@ -223,5 +223,23 @@ export function storeHistoryContract(name: string, makeStore: () => (Store & Sto
       ]);
       watch.stop();
     });
+
+    it("watches every kept value of every key from the oldest, then changes as they come", async () => {
+      const store = await makeStore();
+      let rev = 0;
+      for (const v of ["a", "b", "c", "d"]) rev = await store.write("instances.t.i1", enc.encode(v), rev);
+      await store.write("instances.t.i2", enc.encode("x"), 0);
+      const watch = await store.watchKept();
+      const iter = watch[Symbol.asyncIterator]();
+      expect(summary(await take(iter, 4))).toEqual([
+        ["instances.t.i1", "PUT", "b"],
+        ["instances.t.i1", "PUT", "c"],
+        ["instances.t.i1", "PUT", "d"],
+        ["instances.t.i2", "PUT", "x"],
+      ]);
+      await store.write("instances.t.i3", enc.encode("y"), 0);
+      expect(summary(await take(iter, 1))).toEqual([["instances.t.i3", "PUT", "y"]]);
+      watch.stop();
+    });
   });
 }

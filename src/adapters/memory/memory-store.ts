@@ -40,8 +40,16 @@ export class MemoryStore implements Store, StoreHistory {
     this.append(key, "DEL", new Uint8Array());
   }
 
-  async watch(afterRevision: number): Promise<StoreWatch> {
-    const kept = afterRevision > 0 ? [...this.entries.values()].flat() : [...this.entries.values()].map((h) => h.at(-1)!);
+  watchKept(): Promise<StoreWatch> {
+    return this.watchFrom(0, true);
+  }
+
+  watch(afterRevision: number): Promise<StoreWatch> {
+    return this.watchFrom(afterRevision, afterRevision > 0);
+  }
+
+  private async watchFrom(afterRevision: number, everyKept: boolean): Promise<StoreWatch> {
+    const kept = everyKept ? [...this.entries.values()].flat() : [...this.entries.values()].map((h) => h.at(-1)!);
     const queue: StoreEntry[] = kept.filter((e) => e.revision > afterRevision).sort((a, b) => a.revision - b.revision);
     let wake: (() => void) | null = null;
     let stopped = false;

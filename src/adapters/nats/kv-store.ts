@@ -85,6 +85,10 @@ export class KvStore implements Store, StoreHistory {
     }
   }
 
+  async watchKept(): Promise<StoreWatch> {
+    return this.watchFrom({ resumeFromRevision: 1 });
+  }
+
   async get(key: string): Promise<StoreEntry | null> {
     try {
       const e = await this.kv.get(key);
@@ -135,10 +139,15 @@ export class KvStore implements Store, StoreHistory {
     }
   }
 
-  async watch(afterRevision: number): Promise<StoreWatch> {
+  watch(afterRevision: number): Promise<StoreWatch> {
+    return this.watchFrom(afterRevision > 0 ? { resumeFromRevision: afterRevision + 1 } : {});
+  }
+
+  /** A watch from a sequence delivers every kept value from there; without one, the last value of each key. */
+  private async watchFrom(opts: { resumeFromRevision?: number }): Promise<StoreWatch> {
     let iter: QueuedIterator<KvWatchEntry>;
     try {
-      iter = await this.kv.watch(afterRevision > 0 ? { resumeFromRevision: afterRevision + 1 } : {});
+      iter = await this.kv.watch(opts);
     } catch (e) {
       throw unavailable("watch", e);
     }
