@@ -97,6 +97,12 @@ describe("tool → capability", () => {
     expect(cap(tool("a")).mcp_extra).toBeUndefined();
   });
 
+  it("warns that a paged tools/list result registers only the tools it holds", () => {
+    const { spec, warnings } = importToolspec({ ...body([tool("a")]), mcp_toolspec: { tools: [tool("a")], nextCursor: "page-2", _meta: {} } }, { agentType: "srv" });
+    expect(spec.capabilities).toHaveLength(1);
+    expect(warnings).toEqual(["mcp_toolspec.nextCursor: tools/list has more pages; only the tools sent were registered"]);
+  });
+
   it("warns about a name longer than the 128 characters MCP recommends", () => {
     const name = "n".repeat(200);
     const { spec, warnings } = imported([tool(name)]);

@@ -68,9 +68,9 @@ const NAME_RULE =
   'letters A-Z and a-z, digits, "_" and "-", with "." only between them (dot-separated tokens of [A-Za-z0-9_-]), at most 256 characters';
 
 export function importToolspec(body: ToolspecRegisterBody, options: ImportOptions): ImportedToolspec {
-  const tools = readTools(body.mcp_toolspec);
-  const issues: ErrorIssue[] = [];
   const warnings: string[] = [];
+  const tools = readTools(body.mcp_toolspec, warnings);
+  const issues: ErrorIssue[] = [];
   const firstByName = new Map<string, number>();
   const capabilities: CapabilityInput[] = [];
   tools.forEach((tool, i) => {
@@ -114,16 +114,22 @@ function quote(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** The tool list, or invalid_card when the tool spec is not `{"tools": [1..256 tools]}` or breaks the guard's bounds. */
-function readTools(toolspec: unknown): unknown[] {
+/**
+ * The tool list, or invalid_card when the tool spec is not `{"tools": [1..256 tools]}` or breaks
+ * the guard's bounds. Other keys of a tools/list result (`_meta`) are not the server's tools
+ * and are ignored; a `nextCursor` means the list was cut, which the reply should say.
+ */
+function readTools(toolspec: unknown, warnings: string[]): unknown[] {
   const refuse = (path: string, message: string) => invalidCard(`mcp_toolspec cannot be used: ${path}: ${message}`, [{ path, message }]);
   if (!isPlainObject(toolspec)) throw refuse(ROOT, 'expected an object {"tools": [...]}, the result of MCP tools/list');
-  const hazard = toolspecHazard(toolspec, ROOT);
-  if (hazard) throw refuse(hazard.path, hazard.message);
   const tools = toolspec["tools"];
   if (!Array.isArray(tools)) throw refuse(`${ROOT}.tools`, "expected an array of MCP tools");
   if (tools.length === 0) throw refuse(`${ROOT}.tools`, "at least one tool");
   if (tools.length > MAX_TOOLS) throw refuse(`${ROOT}.tools`, `${tools.length} tools; at most ${MAX_TOOLS} (a spec's capability limit)`);
+  // After the count, so an enormous list is refused without walking it.
+  const hazard = toolspecHazard(toolspec, ROOT);
+  if (hazard) throw refuse(hazard.path, hazard.message);
+  if (typeof toolspec["nextCursor"] === "string") warnings.push(`${ROOT}.nextCursor: tools/list has more pages; only the tools sent were registered`);
   return tools;
 }
 
