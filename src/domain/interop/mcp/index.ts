@@ -1,13 +1,17 @@
 /**
  * MCP tool specs in and out of the registry (PROTOCOL.md sections 10.2 and 10.3), as pure
- * functions: no NATS, no I/O. The service's register and `toolspec` endpoints, the SDK and the
- * CLI call these.
+ * functions: no NATS, no I/O. The service's register and `toolspec` endpoints, the SDK, the CLI
+ * and the MCP front call these; each file's header states its rules.
  *
- *   importToolspec(body, { agentType })  register body with `mcp_toolspec` → { spec, warnings }
- *                                        (throws invalid_card; run validateSpec on `spec` next)
- *   exportToolspec(spec)                 any spec → { tools: [...] } (MCP tools/list)
- *   toMcpObjectSchema(schema)            a capability schema as MCP's object schema, and
- *                                        whether it was wrapped in `payload` (for the MCP front)
+ *   importToolspec(body: ToolspecRegisterBody, options: { agentType }): { spec: AgentSpecInput, warnings: string[] }
+ *       a register body with `mcp_toolspec` as a spec (import.ts). Throws invalid_card for a
+ *       tool spec it cannot use; the caller then validates `spec` like any other (validateSpec
+ *       or the service's worker checks), whose issues say `capabilities.<i>` for tool i.
+ *   exportToolspec(spec: { capabilities }): { tools: McpTool[] }
+ *       any spec as the result of MCP tools/list (export.ts); capabilityToTool does one.
+ *   toMcpObjectSchema(schema): { schema, wrapped }
+ *       a capability schema as MCP's object schema (object-schema.ts); `wrapped` tells the MCP
+ *       front to unwrap `arguments.payload` and to answer `{"payload": reply}`.
  */
 export { importToolspec, DEFAULT_KIND, DEFAULT_OWNER_TEAM, defaultNatsSubject } from "./import.js";
 export type { ImportOptions, ImportedToolspec, ToolspecRegisterBody } from "./import.js";
