@@ -31,6 +31,11 @@ const AJV_OPTIONS: Options = {
   // pattern with V8's own backtracking RegExp while compiling. A name matching a pattern is
   // valid JSON Schema; strict mode only flags it as a likely mistake.
   allowMatchingProperties: true,
+  // Strict mode refuses unknown keywords (a typo must not pass silently); these are defined by
+  // a specification the registry takes schemas from and only annotate, so they are known here.
+  // MCP 2026-07-28 (server/tools.mdx) lets a property schema name the HTTP header its argument
+  // is mirrored into.
+  keywords: ["x-mcp-header"],
 };
 const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
 

@@ -1,0 +1,61 @@
+/**
+ * The MCP Tool as `tools/list` returns it, and the facts of the MCP specification this module
+ * relies on. Checked against modelcontextprotocol/modelcontextprotocol:
+ *
+ *  - schema/2025-06-18/schema.ts: `Tool` has `name` and `title?` (BaseMetadata), `description?`,
+ *    `inputSchema` (`type: "object"` required, `properties?`, `required?`), `outputSchema?`
+ *    (same shape; it describes a result's `structuredContent`, itself an object),
+ *    `annotations?` and `_meta?`.
+ *  - schema/2025-11-25/schema.ts adds `icons?` (from Icons) and `execution?` (ToolExecution,
+ *    `taskSupport` "forbidden" by default); `$schema?` is named on both schemas, and
+ *    outputSchema "defaults to JSON Schema 2020-12 when no explicit $schema is provided" and is
+ *    "currently restricted to type: object at the root level".
+ *  - schema/2026-07-28/schema.ts (the newest dated schema) keeps `inputSchema` with a required
+ *    `type: "object"` but lets `outputSchema` be any 2020-12 schema, and `structuredContent` any
+ *    value. Property schemas may carry the `x-mcp-header` annotation (server/tools.mdx).
+ *  - ToolAnnotations in all three: `title?`, `readOnlyHint?` (default false), `destructiveHint?`
+ *    (default true), `idempotentHint?` (default false), `openWorldHint?` (default true); the
+ *    last three are meaningful only when readOnlyHint is false. Display name precedence:
+ *    `title`, then `annotations.title`, then `name`.
+ *  - docs/specification/2025-11-25/basic/index.mdx, "JSON Schema Usage": a schema without
+ *    `$schema` is JSON Schema 2020-12; implementations must support 2020-12 and should document
+ *    the other dialects they support (the registry: draft-07 and 2020-12).
+ *  - docs/specification/2025-11-25/server/tools.mdx, "Tool Names" (from SEP-986, whose first
+ *    draft said 1 to 64 characters and allowed `/`; the specification text is what shipped, and
+ *    2026-07-28 repeats it): names SHOULD be 1 to 128 characters, are case-sensitive, SHOULD use
+ *    only A-Z, a-z, 0-9, `_`, `-` and `.`, and SHOULD be unique within a server.
+ */
+import type { ToolAnnotations } from "../../../protocol/spec.js";
+
+/** An MCP tool. Keys the registry does not map (`_meta`, `icons`, `execution`, later ones) are kept as they came. */
+export type McpTool = {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  [key: string]: unknown;
+};
+
+/** The result of MCP `tools/list` (without paging): what `toolspec` exports and `mcp_toolspec` imports. */
+export type McpToolspec = { tools: McpTool[] };
+
+/** The tool keys the registry maps to capability fields; every other key goes to `mcp_extra`. */
+export const MAPPED_TOOL_KEYS: ReadonlySet<string> = new Set(["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);
+
+/** MCP's defaults for the four hints, made explicit on import so `get` and `lookup` show what a client assumes. */
+export const MCP_ANNOTATION_DEFAULTS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+
+export const ANNOTATION_HINTS = Object.keys(MCP_ANNOTATION_DEFAULTS) as Array<keyof typeof MCP_ANNOTATION_DEFAULTS>;
+
+/** The longest tool name MCP recommends; the registry takes up to CAPABILITY_MAX_LENGTH and warns past this. */
+export const MCP_TOOL_NAME_MAX = 128;
+
+/** At least one tool and at most as many as a spec has capabilities (PROTOCOL.md section 3). */
+export const MAX_TOOLS = 256;
