@@ -17,6 +17,12 @@ export type RegisterRequest = {
   heartbeat_interval_ms?: number;
   status?: "registered" | "ready";
   metadata?: Record<string, string>;
+  /**
+   * Overwrite the stored spec of this version when it differs (PROTOCOL.md section 9); without
+   * it such a registration is refused with `conflict`. Logged, and the stored event says
+   * `replaced: true`.
+   */
+  replace?: boolean;
 };
 export type RegisterReply = {
   agent_type: string;

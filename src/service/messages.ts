@@ -21,6 +21,8 @@ export const registerMessage = z.object({
   heartbeat_interval_ms: z.number().int().positive().optional(),
   status: z.enum(["registered", "ready"]).optional(),
   metadata: z.record(z.string().max(256), z.string().max(4096)).optional(),
+  // Overwrite a different spec stored under the same version (PROTOCOL.md section 9).
+  replace: z.boolean().optional(),
 });
 export type RegisterMessage = z.infer<typeof registerMessage>;
 
