@@ -3,11 +3,16 @@
  * stored version is 409 `conflict` naming what differs; `"replace": true` overwrites it, is
  * logged, and the stored registered event says `replaced`; a registry file may change an
  * entry under the same version (the file is the operator's); a higher version replaces.
+ * The SDK's `replace` option and the CLI's `register --replace` send it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "@nats-io/transport-node";
+import { ConflictError, registerAgent, type AgentSpecInput } from "../../src/client/index.js";
+import { main } from "../../src/cli/main.js";
+import { ExitCode, type CliIo } from "../../src/cli/context.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
@@ -117,3 +122,56 @@ describe("registry-file entries", () => {
     expect((await reg.metrics.registryFileErrors.get()).values[0]?.value ?? 0).toBe(0);
   });
 });
+
+/** The CLI in this process, interrupted (as by Ctrl-C) once it printed its registration. */
+async function cliRegister(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  let interrupt: (signal: string) => void = () => {};
+  const interrupted = new Promise<string>((resolve) => (interrupt = resolve));
+  const io: CliIo = {
+    stdout: (t) => {
+      out.push(t);
+      if (t.startsWith("registered")) interrupt("SIGINT");
+    },
+    stderr: (t) => void err.push(t),
+    env: {},
+    isTTY: false,
+    interrupted: () => interrupted,
+  };
+  const code = await main(["register", ...args, "--nats", server.url, "--prefix", configOf(reg).prefix], io);
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+describe("the SDK and the CLI", () => {
+  it("registerAgent rejects another spec of a stored version with ConflictError, and overwrites it with replace", async () => {
+    expect((await c.request("register.imm-sdk", { spec: spec("imm-sdk") })).ok).toBe(true);
+    const nc = await connect({ servers: server.url });
+    try {
+      const edited = spec("imm-sdk", { description: "edited" }) as unknown as AgentSpecInput;
+      const refused = await registerAgent(nc, edited, { prefix: configOf(reg).prefix }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect((refused as Error).message).toContain("differs in: description");
+      const handle = await registerAgent(nc, edited, { prefix: configOf(reg).prefix, replace: true });
+      const got = await c.request("get", { agent_type: "imm-sdk", min_revision: handle.registration.revision });
+      expect(got.body.agent.description).toBe("edited");
+      await handle.close();
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it("register exits 1 on the conflict and overwrites with --replace", async () => {
+    expect((await c.request("register.imm-cli", { spec: spec("imm-cli") })).ok).toBe(true);
+    const path = join(dir, "imm-cli.json");
+    writeFileSync(path, JSON.stringify(spec("imm-cli", { description: "edited in the file" })));
+    const refused = await cliRegister([path]);
+    expect(refused.code).toBe(ExitCode.Error);
+    expect(refused.stderr).toMatch(/^error: conflict: imm-cli 1\.0\.0 is already registered with another spec \(differs in: description\)/);
+    const replaced = await cliRegister([path, "--replace"]);
+    expect(replaced.code, replaced.stderr).toBe(ExitCode.Ok);
+    expect(replaced.stdout).toMatch(/^registered imm-cli 1\.0\.0 as instance /);
+    expect((await c.request("get", { agent_type: "imm-cli" })).body.agent.description).toBe("edited in the file");
+  });
+});
+
