@@ -255,6 +255,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
           () => undefined,
         ),
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
+    log: root.child({ component: "registrar" }),
   });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
   const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {

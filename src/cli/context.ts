@@ -8,6 +8,7 @@ import { connect, type ConnectOptions } from "../client/connection.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, permissionDenied } from "../client/errors.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { TENANT_RE } from "../protocol/ids.js";
+import { AGENT_KINDS, type AgentKind } from "../protocol/spec.js";
 import { colorEnabled, colors, type Colors } from "./table.js";
 
 /** Exit codes, documented in the top-level help. */
@@ -232,3 +233,17 @@ export function statusFilter(v: Values[string]): StatusFilter[] | undefined {
   }
   return list.length > 0 ? (list as StatusFilter[]) : undefined;
 }
+
+/** `--kind`, checked here so a typo is a usage error rather than a registry reply. */
+export function kindFilter(v: Values[string]): AgentKind | undefined {
+  const kind = str(v);
+  if (kind === undefined) return undefined;
+  if (!(AGENT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind: expected one of ${AGENT_KINDS.join(", ")}, got "${kind}"`);
+  return kind as AgentKind;
+}
+
+/** The `--kind` option of the commands that filter entries by kind (PROTOCOL.md section 10.2). */
+export const KIND_OPTION: OptionSpec = { type: "string", value: "KIND", description: `only entries of this kind: ${AGENT_KINDS.join(", ")}` };
+
+/** The `--read-only` option of the commands that can keep read-only capabilities only. */
+export const READ_ONLY_OPTION: OptionSpec = { type: "boolean", description: "only capabilities whose annotations say readOnlyHint: true (MCP tools without side effects)" };

@@ -26,6 +26,12 @@ export type RegisterAgentOptions = {
   /** `registered` keeps the agent out of routing until `setStatus("ready")`. Default `ready`. */
   status?: "registered" | "ready";
   metadata?: Record<string, string>;
+  /**
+   * Overwrite a different spec the registry holds under the same version (PROTOCOL.md section
+   * 9) instead of being refused with ConflictError. Sent with every registration of this
+   * handle, re-registrations too: the handle's spec is the one meant to be stored.
+   */
+  replace?: boolean;
   prefix?: string;
   /** Request timeout in ms (default 5000). */
   timeoutMs?: number;
@@ -169,6 +175,7 @@ class AgentSession implements AgentHandle {
     if (this.#instanceId !== undefined) req.instance_id = this.#instanceId;
     if (this.#opts.heartbeatIntervalMs !== undefined) req.heartbeat_interval_ms = this.#opts.heartbeatIntervalMs;
     if (this.#opts.metadata) req.metadata = this.#opts.metadata;
+    if (this.#opts.replace === true) req.replace = true;
     return this.#client.register(req);
   }
 

@@ -4,7 +4,19 @@
  * service builds its replies with, so the SDK and the service cannot disagree.
  */
 export type * from "../protocol/messages.js";
-export type { AgentSpec, AgentSpecInput, Capability, CapabilityInput, Dependency, JsonSchema, ModelProvider, ReflectionConfig, SupportedPattern } from "../protocol/spec.js";
+export type {
+  AgentKind,
+  AgentSpec,
+  AgentSpecInput,
+  Capability,
+  CapabilityInput,
+  Dependency,
+  JsonSchema,
+  ModelProvider,
+  ReflectionConfig,
+  SupportedPattern,
+  ToolAnnotations,
+} from "../protocol/spec.js";
 export type { AgentStatus, InstanceStatus, RemovalReason } from "../protocol/states.js";
 export type {
   AgentDeregisteredEvent,

@@ -36,7 +36,8 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { readonly status: numb
   no_route: { status: 404, when: "route: no ready agent scores above zero" },
   conflict: {
     status: 409,
-    when: "nats_subject used by another agent type; duplicate capability under policy reject; lost a write race 5 times in a row",
+    when:
+      "nats_subject used by another agent type; duplicate capability under policy reject; another spec under a stored (agent_type, version) without replace; lost a write race 5 times in a row",
   },
   payload_too_large: { status: 413, when: "body over the size limit (default 256 KiB), refused before any parsing" },
   limit_exceeded: {

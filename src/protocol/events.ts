@@ -29,6 +29,11 @@ export type RegisteredData = {
   tenant_scope: string | null;
   first_instance: boolean;
   spec_changed: boolean;
+  /**
+   * The registration overwrote a different spec of the same version (`"replace": true` or a
+   * registry-file entry; PROTOCOL.md section 9). Absent from events stored before v1.1.
+   */
+  replaced?: boolean;
   revision: number;
 };
 export type DeregisteredData = {

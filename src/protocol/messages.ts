@@ -3,7 +3,7 @@
  * ISO 8601 strings). The service builds its replies with these types and the SDK reads them,
  * so the two cannot disagree.
  */
-import type { AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
+import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
 
 /** Every query reply carries the store revision it reflects. */
@@ -17,6 +17,12 @@ export type RegisterRequest = {
   heartbeat_interval_ms?: number;
   status?: "registered" | "ready";
   metadata?: Record<string, string>;
+  /**
+   * Overwrite the stored spec of this version when it differs (PROTOCOL.md section 9); without
+   * it such a registration is refused with `conflict`. Logged, and the stored event says
+   * `replaced: true`.
+   */
+  replace?: boolean;
 };
 export type RegisterReply = {
   agent_type: string;
@@ -82,9 +88,17 @@ export type PageRequest = { limit?: number; cursor?: string };
 /** The most `limit` any paged query accepts. */
 export const MAX_PAGE_LIMIT = 10_000;
 
-export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string } & PageRequest;
+/**
+ * `kind` keeps the entries of that kind only; `read_only: true` keeps the capabilities whose
+ * `annotations.readOnlyHint` is true (PROTOCOL.md section 10.2; docs/protocol.md section 8).
+ */
+export type EntryFilters = { kind?: AgentKind };
+export type ToolFilters = EntryFilters & { read_only?: boolean };
+
+export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string } & ToolFilters & PageRequest;
 export type Provider = {
   agent_type: string;
+  kind: AgentKind;
   version: string;
   nats_subject: string;
   consumer_group: string;
@@ -109,7 +123,7 @@ export type ListRequest = {
   capability?: string;
   limit?: number;
   cursor?: string;
-};
+} & EntryFilters;
 export type ListReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 
 /** `schemas: false` leaves the input and output schemas out (a much smaller projection). */
@@ -139,11 +153,11 @@ export type RouteReply = {
 export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & PageRequest;
 export type FindReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 
-export type SearchRequest = { query: string; limit?: number };
+export type SearchRequest = { query: string; limit?: number } & ToolFilters;
 export type SearchResult = { agent_type: string; capability: string; score: number };
 export type SearchReply = { results: SearchResult[]; revision: number };
 
-export type DiscoverRequest = { capability?: string } & PageRequest;
+export type DiscoverRequest = { capability?: string } & EntryFilters & PageRequest;
 export type DiscoveredAgent = {
   id: string;
   capabilities: string[];

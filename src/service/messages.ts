@@ -9,11 +9,16 @@ import { invalidRequest } from "../domain/errors.js";
 import { describeIssues, toIssues } from "../domain/spec/validation.js";
 import type { InstanceStatus } from "../domain/view/model.js";
 import { capabilityName, instanceId, agentType } from "../domain/spec/spec.js";
+import { AGENT_KINDS } from "../protocol/spec.js";
 
 const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
 const minRevision = z.number().int().min(0).optional();
 const pageLimit = z.number().int().min(1).max(MAX_PAGE_LIMIT).optional();
 const cursor = z.string().max(512).nullable().optional();
+/** Entries of one kind only (PROTOCOL.md section 10.2). */
+const kind = z.enum(AGENT_KINDS).optional();
+/** Capabilities whose annotations.readOnlyHint is true only; false or absent: no filter. */
+const readOnly = z.boolean().optional();
 
 export const registerMessage = z.object({
   spec: z.unknown(),
@@ -21,6 +26,8 @@ export const registerMessage = z.object({
   heartbeat_interval_ms: z.number().int().positive().optional(),
   status: z.enum(["registered", "ready"]).optional(),
   metadata: z.record(z.string().max(256), z.string().max(4096)).optional(),
+  // Overwrite a different spec stored under the same version (PROTOCOL.md section 9).
+  replace: z.boolean().optional(),
 });
 export type RegisterMessage = z.infer<typeof registerMessage>;
 
@@ -37,6 +44,8 @@ export const lookupQuery = z.object({
   capability: capabilityName,
   status: z.array(statusValue).min(1).optional(),
   version: z.string().max(256).optional(),
+  kind,
+  read_only: readOnly,
   limit: pageLimit,
   cursor,
   min_revision: minRevision,
@@ -50,6 +59,7 @@ export const listQuery = z.object({
   owner_team: z.string().max(256).optional(),
   tags: z.record(z.string().max(256), z.string().max(4096)).optional(),
   capability: capabilityName.optional(),
+  kind,
   limit: z.number().int().min(1).max(1000).optional(),
   cursor,
   min_revision: minRevision,
@@ -87,10 +97,12 @@ export const findQuery = z
 export const searchQuery = z.object({
   query: z.string().min(1).max(1024),
   limit: z.number().int().min(1).max(100).optional(),
+  kind,
+  read_only: readOnly,
   min_revision: minRevision,
 });
 
-export const discoverQuery = z.object({ capability: capabilityName.optional(), limit: pageLimit, cursor, min_revision: minRevision });
+export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, limit: pageLimit, cursor, min_revision: minRevision });
 
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {

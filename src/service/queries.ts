@@ -11,6 +11,7 @@ import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE } from "../protocol/ids.js
 import type { CapabilityEntry } from "../protocol/messages.js";
 import { agentView, compareProviders, lookupProvider } from "../domain/query/agent-view.js";
 import { discover, find } from "../domain/query/discovery.js";
+import { isReadOnly, ofKind } from "../domain/query/filters.js";
 import { ErrorCode, RegistryError, notFound } from "../domain/errors.js";
 import {
   capabilitiesQuery,
@@ -197,7 +198,8 @@ export class QueryService {
       const q = parseMessage(lookupQuery, body, "lookup");
       checkVersionRange(q);
       const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
-      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.limit ?? null, offset]);
+      const readOnly = q.read_only === true;
+      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, readOnly, q.limit ?? null, offset]);
       if (data !== undefined && data.length <= MAX_ALIASED_REQUEST_BYTES && body["min_revision"] === undefined) this.rememberAlias(aliasOf(data, tenant), key);
       const cached = this.lookupCache.get(key);
       if (cached !== undefined) return cached;
@@ -205,13 +207,14 @@ export class QueryService {
       const matches: Array<{ agent: AgentState; cap: Capability }> = [];
       for (const type of this.view.providersOf(q.capability)) {
         const agent = this.view.get(type);
-        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
+        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind)) continue;
         if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
         const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
-        if (cap) matches.push({ agent, cap });
+        if (cap && (!readOnly || isReadOnly(cap))) matches.push({ agent, cap });
       }
       matches.sort(compareProviders);
-      // Providers have no key of their own order, so a lookup's cursor is a position in it.
+      // Providers have no key of their own order, so a lookup's cursor is a position in it:
+      // in the filtered order, so the same filters must come with it.
       const page = takePage(
         matches.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
         ({ at }) => String(at),
@@ -247,6 +250,7 @@ export class QueryService {
           if (statuses ? !statuses.has(agent.status) : agent.status === AgentStatus.Deregistered) return null;
           if (q.owner_team !== undefined && agent.spec.owner_team !== q.owner_team) return null;
           if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) return null;
+          if (!ofKind(agent, q.kind)) return null;
           if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) return null;
           return agentView(agent, { maxBytes: bytesLeft });
         },
@@ -306,10 +310,15 @@ export class QueryService {
 
     search: (body, tenant) => {
       const q = parseMessage(searchQuery, body, "search");
-      const results = this.search.index.query(q.query, q.limit ?? 10, (type) => {
-        const agent = this.view.get(type);
-        return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant);
-      });
+      const results = this.search.index.query(
+        q.query,
+        q.limit ?? 10,
+        (type) => {
+          const agent = this.view.get(type);
+          return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && ofKind(agent, q.kind);
+        },
+        { readOnly: q.read_only },
+      );
       return { results };
     },
 
@@ -318,7 +327,7 @@ export class QueryService {
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
       const visible = [...candidates].filter((a) => a !== undefined && visibleTo(a, tenant) && (after === undefined || a.agent_type > after));
-      const page = takePage(discover(visible, q.capability), (d) => d.id, (d) => d, {
+      const page = takePage(discover(visible, q.capability, q.kind), (d) => d.id, (d) => d, {
         limit: q.limit ?? Number.POSITIVE_INFINITY,
         maxBytes: this.listBytes(),
       });

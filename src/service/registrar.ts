@@ -30,6 +30,7 @@ import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.j
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { RegisterReply } from "../protocol/messages.js";
+import type { Logger } from "./logger.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -74,6 +75,8 @@ export type RegistrarDeps = {
    * is live) read the view, and a lost race means the view was behind.
    */
   catchUp?: () => Promise<void>;
+  /** Where a deliberate overwrite of a version's spec is reported (PROTOCOL.md section 9). */
+  log?: Logger;
 };
 
 export type { RegisterReply };
@@ -142,12 +145,13 @@ export class Registrar {
 
     let attempts = 0;
     let releaseSubject: string | null = null;
+    let replaced = false;
     const revision = await this.withRetries(agentType, instanceId, async (current) => {
       const otherLiveVersions: string[] = [];
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true },
         current,
         { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),
@@ -161,9 +165,15 @@ export class Registrar {
         await this.deps.store.write(agentKey(agentType), encodeRecord(plan.agentWrite.record), plan.agentWrite.expectedRevision);
       }
       releaseSubject = plan.releaseSubject;
+      replaced = plan.replaced;
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
     });
     if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
+    if (replaced) {
+      // Specs are immutable per version; an overwrite is an operator's act worth a trace.
+      const how = opts.static ? "by the registry file" : "with replace";
+      this.deps.log?.warn({ agent_type: agentType, version: spec.version, instance_id: instanceId, static: opts.static === true }, `spec of an existing version overwritten ${how}`);
+    }
     return {
       agent_type: agentType,
       version: spec.version,

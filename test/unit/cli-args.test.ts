@@ -63,6 +63,10 @@ describe("parsing", () => {
     expect(routeRequest(r.values)).toEqual({ skill: "text.summarize", tags: ["a", "b"] });
     const ls = parseCommandArgs(cmd("ls"), ["--status", "ready", "--owner", "docs", "--tag", "env=prod"]);
     expect(listRequest(ls)).toEqual({ status: ["ready"], owner_team: "docs", tags: { env: "prod" } });
+    expect(listRequest(parseCommandArgs(cmd("ls"), ["--kind", "mcp_server"]))).toEqual({ kind: "mcp_server" });
+    for (const name of ["lookup", "search"]) {
+      expect(parseCommandArgs(cmd(name), ["x", "--kind", "tool", "--read-only"]).values).toMatchObject({ kind: "tool", "read-only": true });
+    }
   });
 
   it("refuses unknown flags and wrong argument counts as usage errors", () => {
@@ -78,6 +82,7 @@ describe("parsing", () => {
     expect(() => routeRequest({})).toThrow(/--skill, --tag or --runtime/);
     expect(() => listRequest({ values: { status: ["alive"] } })).toThrow(UsageError);
     expect(() => listRequest({ values: { tag: ["novalue"] } })).toThrow(/KEY=VALUE/);
+    expect(() => listRequest({ values: { kind: "robot" } })).toThrow(/^--kind: expected one of agent, mcp_server, tool, got "robot"$/);
   });
 });
 
@@ -109,7 +114,8 @@ describe("help", () => {
 
 describe("exit codes", () => {
   it("2 for no command, an unknown command, a bad flag or a missing argument", async () => {
-    for (const argv of [[], ["frobnicate"], ["ls", "--bogus"], ["lookup"], ["route"], ["watch", "--since", "yesterday"], ["ls", "--timeout", "soon"]]) {
+    for (const argv of [[], ["frobnicate"], ["ls", "--bogus"], ["lookup"], ["route"], ["watch", "--since", "yesterday"], ["ls", "--timeout", "soon"],
+      ["lookup", "x", "--kind", "robot"], ["search", "x", "--kind", "robot"], ["discover", "--kind", "robot"], ["discover", "--read-only"]]) {
       const t = fakeIo();
       expect(await main(argv, t.io), argv.join(" ")).toBe(ExitCode.Usage);
       expect(t.stderr().length).toBeGreaterThan(0);

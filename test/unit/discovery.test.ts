@@ -51,6 +51,14 @@ describe("discover", () => {
     expect(discover(agents, "text.translate").map((a) => a.id)).toEqual(["zeta"]);
     expect(discover(agents, "unknown")).toEqual([]);
   });
+
+  it("filters by kind, with the capability filter too", () => {
+    const tools = [...agents, makeAgent(makeSpec({ agent_type: "mcp-files", kind: "mcp_server", capabilities: [cap("code.review"), cap("read_file")] }))];
+    expect(discover(tools, undefined, "mcp_server").map((a) => a.id)).toEqual(["mcp-files"]);
+    expect(discover(tools, "code.review", "agent").map((a) => a.id)).toEqual(["alpha", "empty-providers"]);
+    expect(discover(tools, "text.translate", "mcp_server")).toEqual([]);
+    expect(discover(tools, undefined, "tool")).toEqual([]);
+  });
 });
 
 describe("find", () => {

@@ -31,7 +31,7 @@ export function makeSpec(overrides: Partial<AgentSpecInput> = {}): AgentSpec {
 }
 
 /** A capability input with empty schemas. */
-export function cap(name: string, extra: { tags?: string[]; examples?: string[]; description?: string } = {}) {
+export function cap(name: string, extra: { tags?: string[]; examples?: string[]; description?: string; annotations?: { readOnlyHint?: boolean } } = {}) {
   return { name, description: extra.description ?? name, input_schema: {}, output_schema: {}, ...extra };
 }
 

@@ -25,6 +25,12 @@ describe("takePage", () => {
     expect(page).toEqual({ items: [{ s: "item-4" }, { s: "item-9" }], next_cursor: null });
   });
 
+  it("gives a full page no cursor when every item after it is filtered out", () => {
+    const skipOthers = (s: string) => s !== "item-2" && s !== "item-5";
+    expect(take(1, 1e9, skipOthers)).toEqual({ items: [{ s: "item-2" }], next_cursor: "item-2" });
+    expect(take(2, 1e9, skipOthers)).toEqual({ items: [{ s: "item-2" }, { s: "item-5" }], next_cursor: null });
+  });
+
   it("never exceeds the budget once it holds an item (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { maxLength: 50 }), fc.integer({ min: 1, max: 400 }), (xs, maxBytes) => {

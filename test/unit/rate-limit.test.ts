@@ -48,9 +48,10 @@ describe("TypeBudgets", () => {
 });
 
 describe("Registrar spec validation budget", () => {
+  // Each salt is another spec, so another version (a version names one spec).
   const spec = (type: string, salt = 0) => ({
     agent_type: type,
-    version: "1.0.0",
+    version: `1.0.${salt}`,
     description: "",
     owner_team: "t",
     capabilities: [{ name: `${type}.run`, description: "", input_schema: { type: "object", description: `${salt}` }, output_schema: {} }],

@@ -9,6 +9,7 @@ import { agentSpecSchema, INSTANCE_ID_RE } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { MAX_WRITE_ATTEMPTS, Registrar, type RegistrarSettings } from "../../src/service/registrar.js";
 import { catchUp, registrarSettings } from "./fixtures.js";
+import { captureLogs } from "../harness/registry.js";
 
 const settings: RegistrarSettings = registrarSettings();
 
@@ -120,6 +121,31 @@ describe("Registrar.register", () => {
     expect(again.revision).toBe(first.revision + 1);
     expect((await memory.get(agentKey("alpha")))?.revision).toBe(first.revision - 1);
     expect(await instanceRecord("alpha", "i1")).toMatchObject({ registered_at: t - 500, last_heartbeat: t });
+  });
+
+  it("refuses another spec under a stored version, writing nothing, and overwrites it with replace, logged", async () => {
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i1" });
+    await catchUp(memory, view);
+    const writes = store.writes;
+    const e = await rejection(registrar.register("alpha", { spec: spec("alpha", { description: "edited" }), instance_id: "i2" }));
+    expect(e).toMatchObject({ code: "conflict", status: 409 });
+    expect(e.message).toContain("differs in: description");
+    expect(store.writes).toBe(writes);
+
+    const { logger, lines } = captureLogs();
+    const logged = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, log: logger });
+    await logged.register("alpha", { spec: spec("alpha", { description: "edited" }), instance_id: "i2", replace: true });
+    expect(decodeAgentRecord((await memory.get(agentKey("alpha")))!.value)?.spec.description).toBe("edited");
+    expect(await instanceRecord("alpha", "i2")).toMatchObject({ spec_changed: true, replaced: true });
+    expect(lines.filter((l) => l.level === 40)).toMatchObject([{ agent_type: "alpha", version: "1.0.0", instance_id: "i2", msg: "spec of an existing version overwritten with replace" }]);
+  });
+
+  it("lets a registry-file entry change its spec under the same version", async () => {
+    await registrar.register("alpha", { spec: spec("alpha") }, { static: true });
+    await catchUp(memory, view);
+    await registrar.register("alpha", { spec: spec("alpha", { description: "edited in the file" }) }, { static: true });
+    expect(decodeAgentRecord((await memory.get(agentKey("alpha")))!.value)).toMatchObject({ static: true, spec: { description: "edited in the file" } });
+    expect(await instanceRecord("alpha", "static")).toMatchObject({ replaced: true });
   });
 
   it("retries after a lost compare-and-set", async () => {

@@ -114,10 +114,72 @@ describe("planRegister", () => {
     expect(plan.instanceWrite.record.spec_changed).toBe(true);
   });
 
-  it("replaces a spec of the same version whose content changed", () => {
-    const plan = planRegister(cmd(makeSpec("alpha", { description: "new words" })), { agent: storedAgent(makeSpec("alpha")), instance: null }, fleet(), NOW);
-    expect(plan.agentWrite?.record.spec.description).toBe("new words");
+  it("refuses another spec under the same version with conflict, naming the fields that differ", () => {
+    const stored = { agent: storedAgent(makeSpec("alpha")), instance: { record: live(), revision: 6 } };
+    const e = registryError(() => planRegister(cmd(makeSpec("alpha", { description: "new words", tags: { a: "b" } })), stored, fleet(), NOW));
+    expect(e).toMatchObject({ code: "conflict", status: 409 });
+    expect(e.message).toContain("alpha 1.0.0 is already registered with another spec");
+    expect(e.message).toContain("(differs in: description, tags);");
+    expect(e.message).toContain('"replace": true');
+    // Also when the type has no live instance: the version still names the spec the registry keeps.
+    expect(registryError(() => planRegister(cmd(makeSpec("alpha", { owner_team: "other" })), { agent: storedAgent(makeSpec("alpha")), instance: null }, fleet(), NOW)).code).toBe("conflict");
+  });
+
+  it("names the capabilities that changed, were added or removed", () => {
+    const caps = (...names: string[]) => names.map((name) => ({ name, description: name, input_schema: {}, output_schema: {} }));
+    const stored = { agent: storedAgent(makeSpec("alpha", { capabilities: caps("a.keep", "a.change", "a.drop") })), instance: null };
+    const next = makeSpec("alpha", { capabilities: [...caps("a.keep"), { ...caps("a.change")[0], description: "now other" }, ...caps("a.new")] });
+    const e = registryError(() => planRegister(cmd(next), stored, fleet(), NOW));
+    expect(e.message).toContain("(differs in: capabilities (changed: a.change; added: a.new; removed: a.drop));");
+    const reordered = makeSpec("alpha", { capabilities: caps("a.drop", "a.change", "a.keep") });
+    expect(registryError(() => planRegister(cmd(reordered), stored, fleet(), NOW)).message).toContain("capabilities (order)");
+  });
+
+  it("overwrites a different spec of the same version with replace, and says so in the instance record", () => {
+    const stored = { agent: storedAgent(makeSpec("alpha")), instance: { record: live(), revision: 6 } };
+    const plan = planRegister(cmd(makeSpec("alpha", { description: "new words" }), { replace: true }), stored, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(plan.agentWrite).toMatchObject({ expectedRevision: 5, record: { registered_at: 100, updated_at: NOW, spec: { description: "new words" } } });
     expect(plan.specChanged).toBe(true);
+    expect(plan.replaced).toBe(true);
+    expect(plan.instanceWrite.record).toMatchObject({ spec_changed: true, replaced: true });
+  });
+
+  it("keeps the same spec idempotent, with replace or without, and marks nothing replaced", () => {
+    const stored = { agent: storedAgent(makeSpec("alpha")), instance: { record: live(), revision: 6 } };
+    for (const replace of [undefined, true]) {
+      const plan = planRegister(cmd(makeSpec("alpha"), replace ? { replace } : {}), stored, fleet(), NOW);
+      expect(plan.agentWrite).toBeNull();
+      expect(plan.replaced).toBe(false);
+      expect(plan.instanceWrite.record).not.toHaveProperty("replaced");
+    }
+  });
+
+  it("compares specs by content: a stored record with its keys in another order is the same spec", () => {
+    const spec = makeSpec("alpha");
+    // A record whose keys come in another order (an older registry's, or one whose reader
+    // filled in a default such as `kind`) holds the same spec.
+    const { agent_type, ...rest } = spec;
+    const older = { ...rest, agent_type } as typeof spec;
+    expect(JSON.stringify(older)).not.toBe(JSON.stringify(spec));
+    const plan = planRegister(cmd(spec), { agent: storedAgent(older), instance: { record: live(), revision: 6 } }, fleet(), NOW);
+    expect(plan.agentWrite).toBeNull();
+    expect(plan.specChanged).toBe(false);
+  });
+
+  it("lets a registry-file entry overwrite its version's spec, as if with replace", () => {
+    const stored = { agent: storedAgent(makeSpec("alpha"), 5, { static: true }), instance: { record: live(), revision: 6 } };
+    const plan = planRegister(cmd(makeSpec("alpha", { description: "edited in the file" }), { instanceId: "static", static: true }), stored, fleet(), NOW);
+    expect(plan.agentWrite?.record).toMatchObject({ static: true, spec: { description: "edited in the file" } });
+    expect(plan.replaced).toBe(true);
+    expect(plan.instanceWrite.record.replaced).toBe(true);
+  });
+
+  it("keeps replace out of the rollback rule: a lower version still leaves the newer live spec stored", () => {
+    const stored = storedAgent(makeSpec("alpha", { version: "2.0.0" }));
+    const plan = planRegister(cmd(makeSpec("alpha", { version: "1.0.0", description: "old" }), { replace: true }), { agent: stored, instance: null }, fleet({ otherLiveVersions: ["2.0.0"] }), NOW);
+    expect(plan.agentWrite).toBeNull();
+    expect(plan.replaced).toBe(false);
+    expect(plan.notes).toHaveLength(1);
   });
 
   it("keeps a newer stored spec while an instance of that version is live, and says so", () => {
@@ -251,5 +313,13 @@ describe("sameSpec", () => {
   it("compares by content", () => {
     expect(sameSpec(makeSpec("alpha"), makeSpec("alpha"))).toBe(true);
     expect(sameSpec(makeSpec("alpha"), makeSpec("alpha", { tags: { a: "b" } }))).toBe(false);
+  });
+
+  it("ignores key order and keys holding undefined, as JSON does", () => {
+    const spec = makeSpec("alpha");
+    const reversed = Object.fromEntries(Object.entries(spec).reverse()) as AgentSpec;
+    expect(sameSpec(spec, reversed)).toBe(true);
+    expect(sameSpec(spec, { ...spec, runtime: undefined })).toBe(true);
+    expect(sameSpec(spec, { ...spec, runtime: "node" })).toBe(false);
   });
 });

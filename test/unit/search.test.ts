@@ -98,6 +98,21 @@ describe("SearchIndex updates", () => {
     expect(results.length).toBeGreaterThan(0);
   });
 
+  it("keeps read-only capabilities only when asked, scoring them as without the filter", () => {
+    const capabilities = [
+      cap("read_file", { description: "read a file from disk", annotations: { readOnlyHint: true } }),
+      cap("write_file", { description: "write a file to disk", annotations: { readOnlyHint: false } }),
+      cap("delete_file", { description: "delete a file from disk" }),
+    ];
+    const index = new SearchIndex();
+    index.update("files", makeSpec({ agent_type: "files", kind: "mcp_server", capabilities }));
+    const unfiltered = index.query("file disk", 10, all);
+    expect(unfiltered.map((r) => r.capability).sort()).toEqual(["delete_file", "read_file", "write_file"]);
+    const readOnly = index.query("file disk", 10, all, { readOnly: true });
+    expect(readOnly).toEqual(unfiltered.filter((r) => r.capability === "read_file"));
+    expect(index.query("file disk", 10, all, { readOnly: false })).toEqual(unfiltered);
+  });
+
   it("removes an agent's documents and terms, and adds them back", () => {
     const index = catalogue();
     const before = index.query("find the nil pointer bug", 10, all);

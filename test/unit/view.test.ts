@@ -62,8 +62,21 @@ describe("RegistryView.apply: agent lifecycle events", () => {
     });
     const second = view.apply(instPut(3, "alpha", "i2"));
     expect(second).toHaveLength(1);
-    expect(second[0]?.data).toMatchObject({ instance_id: "i2", first_instance: false, spec_changed: false });
+    expect(second[0]?.data).toMatchObject({ instance_id: "i2", first_instance: false, spec_changed: false, replaced: false });
     expect(view.get("alpha")?.instances.size).toBe(2);
+  });
+
+  it("emits registered again for a live instance whose registration replaced its version's spec", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1", { spec_changed: true }));
+    expect(view.apply(instPut(3, "alpha", "i1"))).toEqual([]);
+    view.apply(agentPut(4, makeSpec("alpha", ["alpha.run"], { description: "replaced" })));
+    const events = view.apply(instPut(5, "alpha", "i1", { spec_changed: true, replaced: true, status: "registered" }));
+    expect(types(events)).toEqual(["registry.agent.registered", "registry.agent.status_changed", "registry.capability.changed"]);
+    expect(events[0]?.data).toMatchObject({ instance_id: "i1", first_instance: false, spec_changed: true, replaced: true });
+    // The heartbeat after it writes the record without the flag: nothing more.
+    expect(view.apply(instPut(6, "alpha", "i1", { status: "registered" }))).toEqual([]);
   });
 
   it("emits status_changed when an instance changes status, nothing for plain heartbeats", () => {

@@ -2,17 +2,23 @@
  * `lookup CAPABILITY`: who provides a capability, best first.
  */
 import type { LookupRequest } from "../../client/types.js";
-import { ExitCode, statusFilter, str, type Command } from "../context.js";
+import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, kindFilter, statusFilter, str, type Command } from "../context.js";
 import { renderTable, statusColor } from "../table.js";
 
 export const lookupCommand: Command = {
   name: "lookup",
   summary: "providers of a capability, best first (ready ones by default)",
-  usage: "lookup CAPABILITY [--status STATUS]... [--version RANGE]",
-  examples: ["agent-registry lookup text.summarize", "agent-registry lookup text.summarize --version '^1.2' --status ready --status draining"],
+  usage: "lookup CAPABILITY [--status STATUS]... [--version RANGE] [--kind KIND] [--read-only]",
+  examples: [
+    "agent-registry lookup text.summarize",
+    "agent-registry lookup text.summarize --version '^1.2' --status ready --status draining",
+    "agent-registry lookup read_file --kind mcp_server --read-only",
+  ],
   options: {
     status: { type: "string", multiple: true, value: "STATUS", description: "provider statuses to include (default ready)" },
     version: { type: "string", value: "RANGE", description: "semver range the provider's version must satisfy" },
+    kind: KIND_OPTION,
+    "read-only": READ_ONLY_OPTION,
   },
   args: { min: 1, max: 1 },
   async run(ctx) {
@@ -21,6 +27,9 @@ export const lookupCommand: Command = {
     if (status) req.status = status;
     const version = str(ctx.values["version"]);
     if (version) req.version = version;
+    const kind = kindFilter(ctx.values["kind"]);
+    if (kind) req.kind = kind;
+    if (ctx.values["read-only"] === true) req.read_only = true;
     const reply = await (await ctx.client()).lookupAll(req);
     if (ctx.json) {
       ctx.printJson(reply);

@@ -2,7 +2,7 @@
  * `ls`: every agent type, page after page, as a table.
  */
 import type { AgentView, ListRequest } from "../../client/types.js";
-import { ExitCode, keyValues, positiveInt, statusFilter, str, strs, type Command, type CommandContext } from "../context.js";
+import { ExitCode, KIND_OPTION, keyValues, kindFilter, positiveInt, statusFilter, str, strs, type Command, type CommandContext } from "../context.js";
 import { renderTable, statusColor } from "../table.js";
 
 export function listRequest(ctx: Pick<CommandContext, "values">): ListRequest {
@@ -15,6 +15,8 @@ export function listRequest(ctx: Pick<CommandContext, "values">): ListRequest {
   if (capability) req.capability = capability;
   const tags = strs(ctx.values["tag"]);
   if (tags.length > 0) req.tags = keyValues("tag", tags);
+  const kind = kindFilter(ctx.values["kind"]);
+  if (kind) req.kind = kind;
   const limit = positiveInt("page-size", ctx.values["page-size"]);
   if (limit) req.limit = limit;
   return req;
@@ -22,14 +24,15 @@ export function listRequest(ctx: Pick<CommandContext, "values">): ListRequest {
 
 export const lsCommand: Command = {
   name: "ls",
-  summary: "list agent types (all pages), optionally filtered by status, owner, capability or tags",
-  usage: "ls [--status STATUS]... [--owner TEAM] [--capability NAME] [--tag KEY=VALUE]...",
-  examples: ["agent-registry ls --status ready --owner search-team", "agent-registry ls --status deregistered --json"],
+  summary: "list agent types (all pages), optionally filtered by status, owner, capability, tags or kind",
+  usage: "ls [--status STATUS]... [--owner TEAM] [--capability NAME] [--tag KEY=VALUE]... [--kind KIND]",
+  examples: ["agent-registry ls --status ready --owner search-team", "agent-registry ls --status deregistered --json", "agent-registry ls --kind mcp_server"],
   options: {
     status: { type: "string", multiple: true, value: "STATUS", description: `registered, ready, draining or deregistered` },
     owner: { type: "string", value: "TEAM", description: "only agents of this owner_team" },
     capability: { type: "string", value: "NAME", description: "only agents offering this capability" },
     tag: { type: "string", multiple: true, value: "KEY=VALUE", description: "only agents with this tag" },
+    kind: KIND_OPTION,
     "page-size": { type: "string", value: "N", description: "agents per request, 1..1000 (default 100)" },
   },
   args: { min: 0, max: 0 },

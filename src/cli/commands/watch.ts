@@ -13,7 +13,7 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
   switch (event.type) {
     case "registry.agent.registered": {
       const d = event.data;
-      detail = `${d.version} instance ${d.instance_id}${d.first_instance ? " (first instance)" : ""}${d.spec_changed ? " (spec changed)" : ""}`;
+      detail = `${d.version} instance ${d.instance_id}${d.first_instance ? " (first instance)" : ""}${d.spec_changed ? " (spec changed)" : ""}${d.replaced === true ? " (replaced)" : ""}`;
       paint = c.green;
       break;
     }

@@ -8,6 +8,7 @@ import { conflict, unknownInstance } from "../errors.js";
 import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "../view/model.js";
 import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../view/records.js";
 import type { AgentSpec } from "../spec/spec.js";
+import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
 import type { StoredClaim } from "../view/subject-claims.js";
 import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
 
@@ -25,6 +26,12 @@ export type RegisterCommand = {
   readonly status: InstanceStatus;
   readonly metadata: Readonly<Record<string, string>>;
   readonly static?: boolean;
+  /**
+   * Overwrite a stored spec of the same version that differs (PROTOCOL.md section 9): an
+   * operator's deliberate act. A registry-file entry always does, as the file is the
+   * operator's source of truth and may change a card without bumping its version.
+   */
+  readonly replace?: boolean;
 };
 
 /** What the view knows about the rest of the fleet, for the rules that span agent types. */
@@ -47,6 +54,8 @@ export type RegisterPlan = {
   readonly agentWrite: { record: AgentRecord; expectedRevision: number } | null;
   readonly instanceWrite: { record: LiveInstanceRecord; expectedRevision: number };
   readonly specChanged: boolean;
+  /** The stored spec of the same version was overwritten with a different one (replace). */
+  readonly replaced: boolean;
   readonly notes: string[];
 };
 
@@ -55,6 +64,9 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   const notes: string[] = [];
   let replace = true;
   let rollback = false;
+  let replaced = false;
+  // Whether the spec differs from the stored one; computed once, it walks both specs.
+  let differs = stored === undefined;
   if (stored) {
     const order = semver.compare(cmd.spec.version, stored.spec.version);
     if (order < 0) {
@@ -64,11 +76,18 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
         rollback = true;
         notes.push(`spec ${cmd.spec.version} registered but not stored: version ${stored.spec.version} is live`);
       }
-    } else if (order === 0 && sameSpec(stored.spec, cmd.spec) && (stored.static === true) === (cmd.static === true)) {
+    }
+    differs = !sameContent(stored.spec, cmd.spec);
+    if (order === 0 && differs) {
+      // (agent_type, version) names one spec: another one under the same version is refused
+      // unless it is a deliberate overwrite.
+      if (cmd.replace !== true && cmd.static !== true) throw versionConflict(stored.spec, cmd.spec);
+      replaced = true;
+    } else if (order === 0 && (stored.static === true) === (cmd.static === true)) {
       replace = false;
     }
   }
-  const specChanged = replace && (!stored || !sameSpec(stored.spec, cmd.spec));
+  const specChanged = replace && differs;
   if (replace) checkFleetRules(cmd.spec, fleet);
 
   // An agent type with no live instance may be swept (retention) at any moment, so its first
@@ -106,6 +125,8 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
     active_tasks: live?.active_tasks ?? 0,
     metadata: cmd.metadata,
     spec_changed: specChanged,
+    // Only when true: the records of every heartbeat keep the shape they always had.
+    ...(replaced ? { replaced: true } : {}),
   };
   return {
     claimWrite,
@@ -113,8 +134,18 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
     agentWrite,
     instanceWrite: { record: instance, expectedRevision: current.instance?.revision ?? 0 },
     specChanged,
+    replaced,
     notes,
   };
+}
+
+/** 409 naming what differs, and the two ways out. */
+function versionConflict(stored: AgentSpec, next: AgentSpec): Error {
+  const what = describeDiff(specDiff(stored, next));
+  return conflict(
+    `${next.agent_type} ${next.version} is already registered with another spec (differs in: ${what}); ` +
+      `register it under a new version, or send "replace": true to overwrite it`,
+  );
 }
 
 /**
@@ -183,7 +214,5 @@ export function planRemoval(
   };
 }
 
-/** Specs compare by content; key order does not matter because both come from the same zod parse. */
-export function sameSpec(a: AgentSpec, b: AgentSpec): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+/** Specs compare by content, whatever the order of their keys (spec-diff.ts). */
+export const sameSpec = sameContent;

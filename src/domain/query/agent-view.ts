@@ -3,7 +3,7 @@
  * capability projection. Times become ISO 8601 strings here and nowhere else.
  */
 import type { AgentState, InstanceState } from "../view/model.js";
-import type { Capability } from "../spec/spec.js";
+import type { AgentSpec, Capability } from "../spec/spec.js";
 import type { AgentView, InstanceView } from "../../protocol/messages.js";
 import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
 
@@ -75,6 +75,7 @@ export function readyInstances(a: AgentState): number {
 
 export type LookupProvider = {
   agent_type: string;
+  kind: AgentSpec["kind"];
   version: string;
   nats_subject: string;
   consumer_group: string;
@@ -90,6 +91,7 @@ export type LookupProvider = {
 export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
   return {
     agent_type: a.agent_type,
+    kind: a.spec.kind,
     version: a.spec.version,
     nats_subject: a.spec.nats_subject,
     consumer_group: a.spec.consumer_group,

@@ -8,6 +8,8 @@ import { invalidRequest } from "../errors.js";
 import { AgentStatus, InstanceStatus, visibleTo } from "../view/model.js";
 import type { AgentState } from "../view/model.js";
 import type { AgentSpec } from "../spec/spec.js";
+import type { AgentKind } from "../../protocol/spec.js";
+import { ofKind } from "./filters.js";
 
 export const DiscoverStatus = { Ready: "ready", Busy: "busy", Unavailable: "unavailable" } as const;
 export type DiscoverStatus = (typeof DiscoverStatus)[keyof typeof DiscoverStatus];
@@ -40,12 +42,13 @@ export function discoverStatus(agent: AgentState): DiscoverStatus {
 
 /**
  * The `agents` of a discover reply: every agent that is not deregistered (and, when
- * `capability` is given, provides it), ordered by id. Visibility is the caller's filter.
+ * `capability` is given, provides it; when `kind` is, is of that kind), ordered by id.
+ * Visibility is the caller's filter.
  */
-export function discover(agents: Iterable<AgentState>, capability?: string): DiscoveredAgent[] {
+export function discover(agents: Iterable<AgentState>, capability?: string, kind?: AgentKind): DiscoveredAgent[] {
   const out: DiscoveredAgent[] = [];
   for (const agent of agents) {
-    if (agent.status === AgentStatus.Deregistered) continue;
+    if (agent.status === AgentStatus.Deregistered || !ofKind(agent, kind)) continue;
     if (capability !== undefined && !agent.spec.capabilities.some((c) => c.name === capability)) continue;
     const item: { -readonly [K in keyof DiscoveredAgent]: DiscoveredAgent[K] } = {
       id: agent.agent_type,

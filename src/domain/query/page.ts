@@ -21,7 +21,9 @@ export type Page<T> = { items: T[]; next_cursor: string | null };
  * filters out, and gets the bytes still free so an item can shrink to fit (an agent view
  * shortens its instance list). A page always holds its first item, so a client always makes
  * progress; the body limit on writes keeps any one item well under max_payload.
- * `next_cursor` is the key of the last item taken when items are left, else null.
+ * `next_cursor` is the key of the last item taken when an item the filter keeps is left, else
+ * null: a full page renders the next item before it says there is more, so the filters of a
+ * query (status, owner, kind, ...) never leave an empty last page behind a cursor.
  */
 export function takePage<S, T>(
   source: Iterable<S>,
@@ -33,9 +35,9 @@ export function takePage<S, T>(
   let bytes = 0;
   let lastKey: string | null = null;
   for (const s of source) {
-    if (items.length >= limits.limit) return { items, next_cursor: lastKey };
     const item = render(s, limits.maxBytes - bytes);
     if (item === null) continue;
+    if (items.length >= limits.limit) return { items, next_cursor: lastKey };
     // One byte more for the comma between items.
     const size = jsonBytes(item) + 1;
     if (items.length > 0 && bytes + size > limits.maxBytes) return { items, next_cursor: lastKey };

@@ -7,6 +7,7 @@
  * over many turns of the event loop (service/search-indexer.ts).
  */
 import type { AgentSpec, Capability } from "../spec/spec.js";
+import { isReadOnly } from "./filters.js";
 
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
 
@@ -96,7 +97,11 @@ export function tokenize(text: string): string[] {
 
 export type SearchResult = { readonly agent_type: string; readonly capability: string; readonly score: number };
 
-type Doc = { readonly agentType: string; readonly capability: string; readonly length: number };
+/** `readOnly`: the capability's annotations say readOnlyHint true (the `read_only` filter, filters.ts). */
+type Doc = { readonly agentType: string; readonly capability: string; readonly length: number; readonly readOnly: boolean };
+
+/** What a search keeps beyond the agent filter: with `readOnly`, read-only capabilities only. */
+export type SearchOptions = { readonly readOnly?: boolean | undefined };
 
 /**
  * The documents holding a term, as parallel arrays (doc id, weighted term frequency) in the
@@ -155,7 +160,7 @@ export class SearchIndex {
     for (const n of tf.values()) length += n;
 
     const id = this.nextId++;
-    this.docs.set(id, { agentType, capability: cap.name, length });
+    this.docs.set(id, { agentType, capability: cap.name, length, readOnly: isReadOnly(cap) });
     this.totalLength += length;
     entry.ids.push(id);
     for (const [term, n] of tf) {
@@ -176,10 +181,13 @@ export class SearchIndex {
 
   /**
    * The `limit` best (agent_type, capability) pairs for `text`, among agent types that
-   * `filter` admits (visibility, status). Scores are rounded to 4 decimals; ties are ordered
-   * by agent_type then capability so replicas answer identically.
+   * `filter` admits (visibility, status, kind) and capabilities `options` admit. Scores are
+   * rounded to 4 decimals; ties are ordered by agent_type then capability so replicas answer
+   * identically. Filtered documents still count in the statistics (document count, average
+   * length), so a filter narrows the results without changing their scores.
    */
-  query(text: string, limit: number, filter: (agentType: string) => boolean): SearchResult[] {
+  query(text: string, limit: number, filter: (agentType: string) => boolean, options: SearchOptions = {}): SearchResult[] {
+    const readOnly = options.readOnly === true;
     if (limit <= 0 || this.docs.size === 0) return [];
     const terms = [...new Set(tokenize(text))];
     const n = this.docs.size;
@@ -197,6 +205,7 @@ export class SearchIndex {
         const id = list.ids[k]!;
         const tf = list.tfs[k]!;
         const doc = this.docs.get(id) as Doc;
+        if (readOnly && !doc.readOnly) continue;
         let ok = admitted.get(doc.agentType);
         if (ok === undefined) {
           ok = filter(doc.agentType);

@@ -12,7 +12,7 @@ export function registeredEvent(
   agentType: string,
   spec: AgentSpec,
   instanceId: string,
-  record: Pick<LiveInstanceRecord, "version" | "spec_changed">,
+  record: Pick<LiveInstanceRecord, "version" | "spec_changed" | "replaced">,
   firstInstance: boolean,
   revision: number,
 ): DerivedEvent {
@@ -26,6 +26,7 @@ export function registeredEvent(
       tenant_scope: spec.tenant_scope,
       first_instance: firstInstance,
       spec_changed: record.spec_changed,
+      replaced: record.replaced === true,
       revision,
     },
   };

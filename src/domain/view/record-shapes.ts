@@ -119,6 +119,7 @@ const liveInstance: ShapeOf<LiveInstanceRecord> = {
   active_tasks: number,
   metadata: recordOf(string),
   spec_changed: boolean,
+  replaced: optional(boolean),
 };
 
 const goneInstance: ShapeOf<GoneInstanceRecord> = {

@@ -64,6 +64,12 @@ export type LiveInstanceRecord = {
   readonly metadata: Readonly<Record<string, string>>;
   /** Whether the registration that created this instance changed the stored spec (for the event). */
   readonly spec_changed: boolean;
+  /**
+   * Whether that registration overwrote a different spec of the same version ("replace",
+   * PROTOCOL.md section 9). Written only when true, so heartbeat records and the records of
+   * registries before v1.1 leave it out: absent reads as false.
+   */
+  readonly replaced?: boolean;
 };
 
 /**
@@ -84,10 +90,10 @@ export type InstanceRecord = LiveInstanceRecord | GoneInstanceRecord;
 
 /**
  * A live instance record built field by field in one order, never by spreading another
- * object: every heartbeat makes one, and objects of a single shape are what V8 serializes
+ * object (`replaced`, a register's flag, is left out): every heartbeat makes one, and objects of a single shape are what V8 serializes
  * and stores fastest (a spread copy of a rest object was 7% of the heartbeat's allocations).
  */
-export function liveInstanceRecord(r: Omit<LiveInstanceRecord, "kind">): LiveInstanceRecord {
+export function liveInstanceRecord(r: Omit<LiveInstanceRecord, "kind" | "replaced">): LiveInstanceRecord {
   return {
     kind: "instance",
     version: r.version,

@@ -344,9 +344,12 @@ export class RegistryView {
       this.changes.note(next);
       gone.delete(instanceId);
       if (agent) {
-        if (!previous) {
-          events.push(registeredEvent(agentType, agent.spec, instanceId, record, instances.size === 1, entry.revision));
-        } else if (statusBefore !== undefined && statusBefore !== next.status) {
+        // A live instance registering again yields no event of its own, except when it
+        // overwrote its version's spec: that must show in the stored history (PROTOCOL.md section 9).
+        if (!previous || record.replaced === true) {
+          events.push(registeredEvent(agentType, agent.spec, instanceId, record, !previous && instances.size === 1, entry.revision));
+        }
+        if (statusBefore !== undefined && statusBefore !== next.status) {
           events.push(statusChangedEvent(agentType, instanceId, statusBefore, next.status, entry.revision));
         }
       }
