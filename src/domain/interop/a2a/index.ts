@@ -15,8 +15,12 @@
  *   A2A_CARD_SCHEMA_V0_3, A2A_CARD_SCHEMA_V1_0
  *       The two schemas, as JSON Schema (draft-07) objects.
  */
+export { importCard, DEFAULT_OWNER_TEAM, MAX_CARD_ISSUES, MAX_CARD_SKILLS, MAX_CARD_WARNINGS } from "./import-card.js";
+export type { ImportCardOptions, ImportedCard } from "./import-card.js";
 export { A2A_VERSIONS, detectA2aVersion, isLegacyProtocolVersion, type A2aVersion } from "./detect-version.js";
 export { checkCardSchema, type CardFinding } from "./card-check.js";
 export { MAX_CARD_BYTES, MAX_CARD_DEPTH } from "./card-limits.js";
+export { SBOM_EXTENSION_URI } from "./sbom-extension.js";
+export { skillToCapability } from "./skill-capability.js";
 export { A2A_CARD_SCHEMA_V0_3, A2A_CARD_SCHEMA_V0_3_ID } from "./schema-v0-3.js";
 export { A2A_CARD_SCHEMA_V1_0, A2A_CARD_SCHEMA_V1_0_ID } from "./schema-v1-0.js";
