@@ -17,6 +17,7 @@
  */
 export { importCard, DEFAULT_OWNER_TEAM, MAX_CARD_ISSUES, MAX_CARD_SKILLS, MAX_CARD_WARNINGS } from "./import-card.js";
 export type { ImportCardOptions, ImportedCard } from "./import-card.js";
+export { exportCard, NATS_BINDING, natsInterfaceUrl, type A2aCard } from "./export-card.js";
 export { A2A_VERSIONS, detectA2aVersion, isLegacyProtocolVersion, type A2aVersion } from "./detect-version.js";
 export { checkCardSchema, type CardFinding } from "./card-check.js";
 export { MAX_CARD_BYTES, MAX_CARD_DEPTH } from "./card-limits.js";
