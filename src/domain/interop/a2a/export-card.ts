@@ -11,8 +11,10 @@
  *
  * Otherwise the card is rendered, from what the stored card says (card-model.ts) with the spec
  * filling what it lacks, and without `signatures` (they sign the original content):
- *   name                  = card name, else spec display_name, else agent_type
- *   description, version  = the card's, else the spec's
+ *   name                  = card name, else spec display_name, else agent_type (blank = missing)
+ *   description           = the card's, else the spec's, else the name (import needs one)
+ *   version               = the card's when it reads as the spec's version (`1.0` for 1.0.0),
+ *                           else the spec's
  *   interfaces            = the card's (v0.3: those whose protocolVersion is below 1; the first is
  *                           `url`/`preferredTransport`/`protocolVersion`, and with two or more
  *                           all are listed in `additionalInterfaces`, as v0.3 recommends); with
@@ -37,6 +39,7 @@ import { isPlainObject, type AgentSpec } from "../../spec/spec.js";
 import { ErrorCode, RegistryError } from "../../errors.js";
 import { detectA2aVersion, protocolMajor, type A2aVersion } from "./detect-version.js";
 import { checkCardLimits } from "./card-limits.js";
+import { coerceCardVersion } from "./card-version.js";
 import { checkCardSchema, conformsTo } from "./card-check.js";
 import { fieldAdvice } from "./card-advice.js";
 import { DEFAULT_TRANSPORT, DEFAULT_V0_3_PROTOCOL_VERSION, readCardModel, type CardInterface, type CardModel } from "./card-model.js";
@@ -81,14 +84,19 @@ const isEmptySchema = (s: unknown): boolean => s === undefined || s === true || 
 const sameSchema = (a: unknown, b: unknown): boolean => (isEmptySchema(a) ? isEmptySchema(b) : JSON.stringify(a) === JSON.stringify(b));
 const hasSbom = (capabilities: unknown): boolean =>
   isPlainObject(capabilities) && Array.isArray(capabilities["extensions"]) && capabilities["extensions"].some((e) => isPlainObject(e) && e["uri"] === SBOM_EXTENSION_URI);
-const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s === "" ? undefined : s);
+/** The string unless it is missing or blank. */
+const filled = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s);
 
 function renderCard(model: CardModel | undefined, spec: AgentSpec, version: A2aVersion): A2aCard {
   const v1 = version === "1.0";
+  const name = filled(model?.name) ?? filled(spec.display_name) ?? spec.agent_type;
+  const cardVersion = filled(model?.version);
   const out: A2aCard = {
-    name: nonEmpty(model?.name) ?? spec.display_name ?? spec.agent_type,
-    description: model?.description ?? spec.description,
-    version: nonEmpty(model?.version) ?? spec.version,
+    name,
+    // Import needs a description (and the spec's may be ""): the name stands in for a blank one.
+    description: filled(model?.description) ?? filled(spec.description) ?? name,
+    // The card's own wording ("1.0") when it is the spec's version, so a card read back registers the same version.
+    version: cardVersion !== undefined && coerceCardVersion(cardVersion)?.version === spec.version ? cardVersion : spec.version,
   };
   const interfaces = interfacesFor(model, spec, version);
   if (v1) {
@@ -147,7 +155,7 @@ function capabilitiesFor(model: CardModel | undefined, spec: AgentSpec, version:
 function renderSkill(cap: AgentSpec["capabilities"][number], skill: ReturnType<CardModel["skills"]["get"]>, version: A2aVersion): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: cap.name,
-    name: nonEmpty(skill?.name) ?? cap.title ?? cap.name,
+    name: filled(skill?.name) ?? filled(cap.title) ?? cap.name,
     description: skill?.description ?? cap.description,
     tags: [...(skill?.tags ?? cap.tags)],
   };
