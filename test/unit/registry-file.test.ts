@@ -143,7 +143,7 @@ describe("mapping to AgentSpec", () => {
       owner_team: "platform-eng",
       capabilities: [
         { name: "skill.one", description: "does one", input_schema: {}, output_schema: {}, tags: ["t"], examples: ["do one"] },
-        { name: "bug.triage", description: "Triage", input_schema: {}, output_schema: {} },
+        { name: "bug.triage", description: "Triage", input_schema: {}, output_schema: {}, tags: [], examples: [] },
       ],
       nats_subject: "agent.tasks.bug-fixer",
       consumer_group: "bug-fixer",
@@ -151,6 +151,18 @@ describe("mapping to AgentSpec", () => {
       acp_port: 3000,
       a2a_card: e.card,
     });
+  });
+
+  it("takes a skill's inputSchema and outputSchema as an A2A card registration does", () => {
+    const input = { type: "object", properties: { q: { type: "string" } } };
+    const spec = registryEntryToSpec(entry("a", (e) => Object.assign(skills(e)[0]!, { inputSchema: input, outputSchema: { type: "string" } })));
+    expect(spec.capabilities[0]).toMatchObject({ input_schema: input, output_schema: { type: "string" } });
+  });
+
+  it("names a skill schema the AgentSpec refuses by its card field", () => {
+    expect(errorsOf(entry("a", (e) => (skills(e)[0]!["inputSchema"] = "not a schema")))).toEqual([
+      expect.stringMatching(/^agents\[0\] \(a\): card\.skills\[0\]\.inputSchema: .*\(AgentSpec capabilities\.0\.input_schema\)$/),
+    ]);
   });
 
   it('defaults owner_team to "static" and leaves acp_port out when not given', () => {

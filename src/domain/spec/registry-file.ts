@@ -8,8 +8,10 @@
  *   version        = card.version
  *   description    = card.description
  *   owner_team     = card.provider.organization, else "static"
- *   capabilities   = card.skills: name = skill.id, description = skill.description ?? skill.name,
- *                    tags and examples kept, input_schema = output_schema = {}
+ *   capabilities   = card.skills, each as an A2A card import maps it (PROTOCOL.md section 10.1,
+ *                    domain/interop/a2a/skill-capability.ts): name = skill.id, description =
+ *                    skill.description, else skill.name; the tags and examples a capability can
+ *                    hold; input_schema/output_schema = skill.inputSchema/outputSchema, else {}
  *   nats_subject   = queueSubject
  *   consumer_group = agent_type
  *   runtime        = runtime
@@ -18,6 +20,7 @@
  */
 import { AGENT_TYPE_RE, agentSpecSchema, isPlainObject } from "./spec.js";
 import type { AgentSpecInput } from "./spec.js";
+import { skillToCapability } from "../interop/a2a/skill-capability.js";
 
 export type RegistryFileResult = { ok: true; specs: AgentSpecInput[] } | { ok: false; errors: string[] };
 
@@ -41,6 +44,8 @@ const SKILL_FIELD_SOURCE: Readonly<Record<string, string>> = {
   description: "description",
   tags: "tags",
   examples: "examples",
+  input_schema: "inputSchema",
+  output_schema: "outputSchema",
 };
 
 /** The AgentSpec input of one entry that passed the structural checks of validateRegistryFile. */
@@ -55,14 +60,7 @@ export function registryEntryToSpec(entry: Record<string, unknown>): AgentSpecIn
     version: card["version"] as string,
     description: card["description"] as string,
     owner_team: typeof org === "string" && org.length > 0 ? org : DEFAULT_OWNER_TEAM,
-    capabilities: skills.map((s) => ({
-      name: s["id"] as string,
-      description: (s["description"] ?? s["name"]) as string,
-      input_schema: {},
-      output_schema: {},
-      ...(s["tags"] !== undefined ? { tags: s["tags"] as string[] } : {}),
-      ...(s["examples"] !== undefined ? { examples: s["examples"] as string[] } : {}),
-    })),
+    capabilities: skills.map((s) => skillToCapability(s).capability),
     nats_subject: entry["queueSubject"] as string,
     consumer_group: name,
     runtime: entry["runtime"] as string,
