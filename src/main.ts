@@ -109,6 +109,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
+    steps.serveAgentDocuments(ctx, useCases);
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.loadRegistryFile(ctx, useCases);

@@ -278,6 +278,15 @@ export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<v
   ctx.log.info({ revision: ctx.view.revision, agents: ctx.view.size }, "view loaded");
 }
 
+/** The ops server's /agents/<agent_type>/agent-card.json and toolspec.json: the `card` and `toolspec` queries, for shared agents. */
+export function serveAgentDocuments(ctx: StartContext, { queries }: UseCases): void {
+  const strip = ({ revision: _revision, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
+  ctx.ops.serveAgentDocuments({
+    card: async (agentType) => (strip((await queries.run("card", { agent_type: agentType }, null)) as Record<string, unknown>)["card"] as object),
+    toolspec: async (agentType) => strip((await queries.run("toolspec", { agent_type: agentType }, null)) as Record<string, unknown>),
+  });
+}
+
 /**
  * The API as one NATS micro service. If it stops by itself (a subscription closed under it),
  * the replica stops: an orchestrator restarts a process that exits, not one that looks fine.

@@ -7,7 +7,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { UnknownInstanceError, isTransient } from "./errors.js";
 import { RegistryClient } from "./registry-client.js";
-import type { AgentSpecInput, DeregisterReply, InstanceStatus, RegisterReply, RegisterRequest } from "./types.js";
+import type { AgentSpecInput, CardRegistration, DeregisterReply, InstanceStatus, RegisterReply, RegisterRequest, RegistrationSource, ToolspecRegistration } from "./types.js";
 
 export type AgentEvent =
   | { type: "registered"; reply: RegisterReply }
@@ -63,12 +63,21 @@ export type AgentHandle = {
 };
 
 /**
- * Registers `spec` and keeps the instance alive. Resolves once registered; retries for as
- * long as the registry is unreachable or unavailable; rejects only on a 4xx reply
- * (invalid_spec, conflict, ...) or when `signal` aborts.
+ * Registers an agent and keeps the instance alive. `what` is its AgentSpec, or the A2A Agent
+ * Card (`{ agent_type, a2a_card, ... }`) or MCP tool spec (`{ agent_type, mcp_toolspec,
+ * description, version, ... }`) it already publishes (PROTOCOL.md section 10). Resolves once
+ * registered; retries for as long as the registry is unreachable or unavailable; rejects only
+ * on a 4xx reply (invalid_spec, invalid_card, conflict, ...) or when `signal` aborts.
  */
-export async function registerAgent(nc: NatsConnection, spec: AgentSpecInput, options: RegisterAgentOptions = {}): Promise<AgentHandle> {
-  const session = new AgentSession(nc, spec, options);
+export async function registerAgent(
+  nc: NatsConnection,
+  what: AgentSpecInput | CardRegistration | ToolspecRegistration,
+  options: RegisterAgentOptions = {},
+): Promise<AgentHandle> {
+  // An AgentSpec always has capabilities; a card or tool spec registration never does (a spec
+  // may carry an a2a_card of its own, so that key cannot tell them apart).
+  const source: RegistrationSource = "capabilities" in what ? { spec: what } : what;
+  const session = new AgentSession(nc, source, options);
   await session.registerFirst();
   session.start();
   return session;
@@ -80,7 +89,7 @@ const jittered = (ms: number) => Math.max(1, Math.round(ms * (0.9 + Math.random(
 class AgentSession implements AgentHandle {
   readonly #nc: NatsConnection;
   readonly #client: RegistryClient;
-  readonly #spec: AgentSpecInput;
+  readonly #source: RegistrationSource;
   readonly #opts: RegisterAgentOptions;
   readonly #listeners = new Map<AgentEventType, Set<(e: AgentEvent) => void>>();
   #reply!: RegisterReply;
@@ -99,9 +108,9 @@ class AgentSession implements AgentHandle {
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
 
-  constructor(nc: NatsConnection, spec: AgentSpecInput, opts: RegisterAgentOptions) {
+  constructor(nc: NatsConnection, source: RegistrationSource, opts: RegisterAgentOptions) {
     this.#nc = nc;
-    this.#spec = spec;
+    this.#source = source;
     this.#opts = opts;
     this.#client = new RegistryClient(nc, { prefix: opts.prefix, timeoutMs: opts.timeoutMs });
     this.#instanceId = opts.instanceId;
@@ -114,7 +123,7 @@ class AgentSession implements AgentHandle {
   }
 
   get agentType(): string {
-    return this.#reply?.agent_type ?? this.#spec.agent_type;
+    return this.#reply?.agent_type ?? ("spec" in this.#source ? this.#source.spec.agent_type : this.#source.agent_type);
   }
   get instanceId(): string {
     return this.#instanceId ?? "";
@@ -168,7 +177,7 @@ class AgentSession implements AgentHandle {
 
   #register(): Promise<RegisterReply> {
     const req: RegisterRequest = {
-      spec: this.#spec,
+      ...this.#source,
       // A draining instance that must register again comes back unroutable, then beats `draining`.
       status: this.#status === "ready" ? "ready" : "registered",
     };

@@ -8,7 +8,10 @@ import { subjects, type QueryOp, type Subjects } from "../protocol/subjects.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../protocol/ids.js";
 import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure } from "./errors.js";
 import type {
+  A2aVersion,
   AgentView,
+  CardReply,
+  CardRequest,
   CapabilitiesReply,
   CapabilitiesRequest,
   DeregisterReply,
@@ -32,6 +35,7 @@ import type {
   RouteRequest,
   SearchReply,
   SearchRequest,
+  ToolspecReply,
 } from "./types.js";
 
 export type RegistryClientOptions = {
@@ -213,11 +217,26 @@ export class RegistryClient {
     return merged!;
   }
 
+  /** The agent as an A2A Agent Card (v1.0 unless `a2aVersion` says "0.3"), for any agent: PROTOCOL.md section 10.3. */
+  async card(agentType: string, opts: QueryOptions & { a2aVersion?: A2aVersion } = {}): Promise<CardReply> {
+    const body: CardRequest = { agent_type: token("agent_type", agentType, AGENT_TYPE_RE) };
+    if (opts.a2aVersion !== undefined) body.a2a_version = opts.a2aVersion;
+    return this.#query("card", body, opts);
+  }
+
+  /** The agent's capabilities as MCP tools (the result of `tools/list`), for any agent: PROTOCOL.md section 10.3. */
+  async toolspec(agentType: string, opts?: QueryOptions): Promise<ToolspecReply> {
+    return this.#query("toolspec", { agent_type: token("agent_type", agentType, AGENT_TYPE_RE) }, opts);
+  }
+
   // ---- writes ----
 
-  /** Registers one instance; the subject names `spec.agent_type`, which is the identity. */
+  /**
+   * Registers one instance with an AgentSpec, an A2A card or an MCP tool spec; the subject
+   * names `spec.agent_type` (or `agent_type` beside a card or tool spec), which is the identity.
+   */
   async register(req: RegisterRequest, opts: { timeoutMs?: number } = {}): Promise<RegisterReply> {
-    const agentType = token("agent_type", req.spec?.agent_type, AGENT_TYPE_RE);
+    const agentType = token("agent_type", "spec" in req ? req.spec?.agent_type : req.agent_type, AGENT_TYPE_RE);
     if (req.instance_id !== undefined) token("instance_id", req.instance_id, INSTANCE_ID_RE);
     return this.request(this.subjects.register(agentType), req, opts.timeoutMs);
   }

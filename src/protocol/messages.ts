@@ -11,8 +11,41 @@ export type Revisioned = { revision: number };
 
 // ---- writes ----
 
-export type RegisterRequest = {
-  spec: AgentSpecInput;
+/**
+ * An agent registering with the A2A Agent Card it already publishes (PROTOCOL.md section 10.1):
+ * the registry builds the spec from the card and keeps the card for export. `agent_type` is
+ * the subject's; sent in the body, it must match.
+ */
+export type CardRegistration = {
+  agent_type: string;
+  a2a_card: Record<string, unknown>;
+  /** Refuse any deviation from the card's A2A schema (`invalid_card`) instead of warning. */
+  strict?: boolean;
+  nats_subject?: string;
+  consumer_group?: string;
+  owner_team?: string;
+  tenant_scope?: string | null;
+};
+
+/** An MCP server registering its `tools/list` result (PROTOCOL.md section 10.2): each tool becomes a capability. */
+export type ToolspecRegistration = {
+  agent_type: string;
+  mcp_toolspec: { tools: Array<Record<string, unknown>>; [key: string]: unknown };
+  kind?: "mcp_server" | "tool";
+  description: string;
+  version: string;
+  owner_team?: string;
+  url?: string;
+  nats_subject?: string;
+  consumer_group?: string;
+  tenant_scope?: string | null;
+};
+
+/** What a registration carries as its spec: an AgentSpec, an A2A card, or an MCP tool spec. */
+export type SpecRegistration = { spec: AgentSpecInput };
+export type RegistrationSource = SpecRegistration | CardRegistration | ToolspecRegistration;
+
+export type RegisterRequest = RegistrationSource & {
   instance_id?: string;
   heartbeat_interval_ms?: number;
   status?: "registered" | "ready";
@@ -34,6 +67,8 @@ export type RegisterReply = {
   heartbeat_interval_ms: number;
   evict_after_ms: number;
   warnings: string[];
+  /** The A2A version a card was read as (a registration with `a2a_card`). */
+  a2a_version?: "0.3" | "1.0";
 };
 
 export type HeartbeatRequest = { status?: InstanceStatus; active_tasks?: number };
@@ -165,3 +200,24 @@ export type DiscoveredAgent = {
   providers?: ModelProvider[];
 };
 export type DiscoverReply = { agents: DiscoveredAgent[]; next_cursor: string | null; revision: number };
+
+// ---- exports (PROTOCOL.md section 10.3) ----
+
+export type A2aVersion = "1.0" | "0.3";
+/** An A2A Agent Card, as JSON: the registry's exports validate strictly against their version's schema. */
+export type AgentCard = Record<string, unknown>;
+export type CardRequest = { agent_type: string; a2a_version?: A2aVersion };
+export type CardReply = { card: AgentCard; revision: number };
+
+/** An MCP tool as `tools/list` lists it (name, title, description, inputSchema, outputSchema, annotations, and kept keys such as `_meta`). */
+export type McpToolDescription = {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  [key: string]: unknown;
+};
+export type ToolspecRequest = { agent_type: string };
+export type ToolspecReply = { tools: McpToolDescription[]; revision: number };

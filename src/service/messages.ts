@@ -20,8 +20,25 @@ const kind = z.enum(AGENT_KINDS).optional();
 /** Capabilities whose annotations.readOnlyHint is true only; false or absent: no filter. */
 const readOnly = z.boolean().optional();
 
+/**
+ * A register body. Its spec comes in one of three forms (spec, a2a_card, mcp_toolspec) with the
+ * fields that complete a card or a tool spec beside it; domain/interop/register-body.ts reads
+ * them (and refuses a mix), the spec validation judges the result.
+ */
 export const registerMessage = z.object({
   spec: z.unknown(),
+  a2a_card: z.unknown().optional(),
+  mcp_toolspec: z.unknown().optional(),
+  agent_type: z.unknown().optional(),
+  strict: z.unknown().optional(),
+  kind: z.unknown().optional(),
+  description: z.unknown().optional(),
+  version: z.unknown().optional(),
+  owner_team: z.unknown().optional(),
+  url: z.unknown().optional(),
+  nats_subject: z.unknown().optional(),
+  consumer_group: z.unknown().optional(),
+  tenant_scope: z.unknown().optional(),
   instance_id: instanceId.optional(),
   heartbeat_interval_ms: z.number().int().positive().optional(),
   status: z.enum(["registered", "ready"]).optional(),
@@ -103,6 +120,11 @@ export const searchQuery = z.object({
 });
 
 export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, limit: pageLimit, cursor, min_revision: minRevision });
+
+/** Export of one agent as an A2A card (PROTOCOL.md section 10.3); v1.0 unless asked for v0.3. */
+export const cardQuery = z.object({ agent_type: agentType, a2a_version: z.enum(["1.0", "0.3"]).optional(), min_revision: minRevision });
+/** Export of one agent's capabilities as MCP tools (PROTOCOL.md section 10.3). */
+export const toolspecQuery = z.object({ agent_type: agentType, min_revision: minRevision });
 
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {

@@ -15,6 +15,8 @@ import { isReadOnly, ofKind } from "../domain/query/filters.js";
 import { ErrorCode, RegistryError, notFound } from "../domain/errors.js";
 import {
   capabilitiesQuery,
+  cardQuery,
+  toolspecQuery,
   discoverQuery,
   findQuery,
   getQuery,
@@ -30,6 +32,8 @@ import { parseMessage } from "./messages.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
+import { exportCard } from "../domain/interop/a2a/index.js";
+import { exportToolspec } from "../domain/interop/mcp/index.js";
 import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
@@ -193,6 +197,13 @@ export class QueryService {
     return max - Math.min(REPLY_OVERHEAD_BYTES, Math.floor(max / 4));
   }
 
+  /** The agent type as `tenant` sees it, else `not_found` (a tenant's agents are invisible to others). */
+  private visibleAgent(agentType: string, tenant: Tenant): AgentState {
+    const agent = this.view.get(agentType);
+    if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${agentType} is not registered`);
+    return agent;
+  }
+
   private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object> = {
     lookup: (body, tenant, data) => {
       const q = parseMessage(lookupQuery, body, "lookup");
@@ -229,8 +240,7 @@ export class QueryService {
 
     get: (body, tenant) => {
       const q = parseMessage(getQuery, body, "get");
-      const agent = this.view.get(q.agent_type);
-      if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${q.agent_type} is not registered`);
+      const agent = this.visibleAgent(q.agent_type, tenant);
       const after = q.instances_cursor ? decodeCursor(q.instances_cursor, INSTANCE_ID_RE, "instances_cursor") : undefined;
       const page = { maxBytes: this.listBytes(), ...(q.instances_limit !== undefined ? { limit: q.instances_limit } : {}), ...(after !== undefined ? { after } : {}) };
       return { agent: agentView(agent, page) };
@@ -332,6 +342,17 @@ export class QueryService {
         maxBytes: this.listBytes(),
       });
       return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
+    },
+
+    // Exports (PROTOCOL.md section 10.3): any agent, whatever it registered with; no liveness.
+    card: (body, tenant) => {
+      const q = parseMessage(cardQuery, body, "card");
+      return { card: exportCard(this.visibleAgent(q.agent_type, tenant).spec, q.a2a_version ?? "1.0") };
+    },
+
+    toolspec: (body, tenant) => {
+      const q = parseMessage(toolspecQuery, body, "toolspec");
+      return exportToolspec(this.visibleAgent(q.agent_type, tenant).spec);
     },
   };
 }

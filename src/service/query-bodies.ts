@@ -10,6 +10,8 @@ import { invalidRequest } from "../domain/errors.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import {
   capabilitiesQuery,
+  cardQuery,
+  toolspecQuery,
   discoverQuery,
   findQuery,
   getQuery,
@@ -30,6 +32,8 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   find: findQuery,
   search: searchQuery,
   discover: discoverQuery,
+  card: cardQuery,
+  toolspec: toolspecQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

@@ -31,6 +31,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
+import { specOfRegisterBody } from "../domain/interop/register-body.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -109,13 +110,11 @@ export class Registrar {
 
   async register(agentType: string, msg: RegisterMessage, opts: { static?: boolean } = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
-    const rawSpec = msg.spec;
-    if (typeof rawSpec === "object" && rawSpec !== null && "agent_type" in rawSpec && rawSpec.agent_type !== agentType) {
-      throw invalidRequest(`spec.agent_type ${JSON.stringify(rawSpec.agent_type)} does not match the subject's agent_type ${agentType}`, [
-        { path: "spec.agent_type", message: `must be ${agentType}` },
-      ]);
-    }
-    const { spec, warnings } = await this.validate(agentType, rawSpec, opts.static === true);
+    // A card or a tool spec becomes a raw spec here, then is validated like any other.
+    const body = specOfRegisterBody(agentType, msg);
+    const validated = await this.validate(agentType, body.raw, opts.static === true);
+    const spec = validated.spec;
+    const warnings = [...body.warnings, ...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
@@ -184,6 +183,7 @@ export class Registrar {
       heartbeat_interval_ms: interval,
       evict_after_ms: interval * settings.missedHeartbeats,
       warnings,
+      ...(body.a2aVersion !== undefined ? { a2a_version: body.a2aVersion } : {}),
     };
   }
 

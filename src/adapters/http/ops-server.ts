@@ -1,7 +1,9 @@
 /**
  * The ops HTTP server: /metrics for Prometheus, /healthz for liveness and /readyz for
- * readiness probes. node:http is enough for three read-only routes; building binds nothing,
- * listen() does, so tests can bind port 0 and the composition root decides when to expose it.
+ * readiness probes, and each shared agent's exports (PROTOCOL.md section 10.3):
+ * /agents/<agent_type>/agent-card.json (A2A v1.0) and /agents/<agent_type>/toolspec.json.
+ * node:http is enough for a few read-only routes; building binds nothing, listen() does, so
+ * tests can bind port 0 and the composition root decides when to expose it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -34,7 +36,19 @@ export interface OpsServerOptions {
   logger?: OpsLogger;
 }
 
+/**
+ * The exports the ops server serves, answered by the same queries as over NATS (for shared
+ * agents: a tenant's agents are exported over NATS only, where the subject names the tenant).
+ * A RegistryError-like `{ code, message }` thrown is answered with its HTTP-like status.
+ */
+export interface AgentDocuments {
+  card(agentType: string): Promise<object>;
+  toolspec(agentType: string): Promise<object>;
+}
+
 export interface OpsServer {
+  /** Serves the agents' exports from now on (they exist once the queries do). */
+  serveAgentDocuments(documents: AgentDocuments): void;
   /** Binds and resolves with the bound port (the chosen one when port is 0). */
   listen(): Promise<number>;
   /** Stops accepting, ends open connections, resolves when the socket is closed. */
@@ -49,17 +63,20 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   const { registry, health, logger } = options;
   let server: Server | undefined;
   let boundPort: number | undefined;
+  let documents: AgentDocuments | undefined;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Only the path matters; a query string (cache busters, probes' extras) is ignored.
     const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
-    const known = path === "/metrics" || path === "/healthz" || path === "/readyz";
+    const document = AGENT_DOCUMENT_RE.exec(path);
+    const known = path === "/metrics" || path === "/healthz" || path === "/readyz" || document !== null;
     if (!known) return sendJson(res, 404, { error: { code: "not_found", message: `no route ${path}` } });
     // HEAD is GET without a body (RFC 9110); some load balancers probe with it.
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", ALLOWED_METHODS);
       return sendJson(res, 405, { error: { code: "method_not_allowed", message: `${req.method} not allowed on ${path}` } });
     }
+    if (document !== null) return serveDocument(res, document[1]!, document[2] === "agent-card.json" ? "card" : "toolspec");
     if (path === "/metrics") {
       const text = await registry.metrics();
       return send(res, 200, registry.contentType, text);
@@ -78,6 +95,24 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
     });
   }
 
+  async function serveDocument(res: ServerResponse, rawType: string, which: "card" | "toolspec"): Promise<void> {
+    if (!documents) return sendJson(res, 503, { error: { code: "unavailable", message: "the registry is starting" } });
+    let agentType: string;
+    try {
+      agentType = decodeURIComponent(rawType);
+    } catch {
+      return sendJson(res, 400, { error: { code: "invalid_request", message: "the agent type in the path is not valid percent-encoding" } });
+    }
+    try {
+      return sendJson(res, 200, which === "card" ? await documents.card(agentType) : await documents.toolspec(agentType));
+    } catch (e) {
+      const status = replyStatus(e);
+      if (status === undefined) throw e;
+      const { code, message } = e as { code: string; message: string };
+      return sendJson(res, status, { error: { code, message } });
+    }
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     // Every failure ends as a 500 here: a probe must get an answer, never a hung socket.
     route(req, res).catch((err: unknown) => {
@@ -93,6 +128,10 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   return {
     get port() {
       return boundPort;
+    },
+
+    serveAgentDocuments(d) {
+      documents = d;
     },
 
     listen() {
@@ -136,6 +175,16 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       });
     },
   };
+}
+
+/** `/agents/<agent_type>/agent-card.json` or `/agents/<agent_type>/toolspec.json`. */
+const AGENT_DOCUMENT_RE = /^\/agents\/([^/]+)\/(agent-card\.json|toolspec\.json)$/;
+
+/** The HTTP status of an error reply of the registry (a 4xx or 503 is the caller's to know), else undefined. */
+function replyStatus(e: unknown): number | undefined {
+  const status = (e as { status?: unknown } | null)?.status;
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof status === "number" && typeof code === "string" && status < 500 ? status : undefined;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

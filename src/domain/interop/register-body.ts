@@ -1,0 +1,114 @@
+/**
+ * The spec a register body carries, whichever of its three forms it came in (PROTOCOL.md
+ * sections 2, 10.1 and 10.2): an AgentSpec under `spec`, an A2A Agent Card under `a2a_card`,
+ * or an MCP server's `tools/list` result under `mcp_toolspec`. Exactly one of them. A card or
+ * a tool spec becomes a raw AgentSpec here (a2a/import-card.ts, mcp/import.ts) and is then
+ * validated like any spec, by the service and by the CLI's `validate` alike: one path, so
+ * the two cannot accept different things.
+ *
+ * The fields that complete a card or a tool spec (`nats_subject`, `owner_team`, ...) sit
+ * beside it at the top of the body; beside `spec` they are refused, since the spec names
+ * them itself and silently preferring one would hide a mistake.
+ */
+import { invalidRequest } from "../errors.js";
+import { isPlainObject } from "../spec/spec.js";
+import { importCard, type A2aVersion } from "./a2a/index.js";
+import { importToolspec } from "./mcp/index.js";
+
+export const SPEC_SOURCES = ["spec", "a2a_card", "mcp_toolspec"] as const;
+export type SpecSource = (typeof SPEC_SOURCES)[number];
+
+/** Top-level fields that complete a card (10.1) or a tool spec (10.2). */
+const CARD_FIELDS = ["strict", "nats_subject", "consumer_group", "owner_team", "tenant_scope"] as const;
+const TOOLSPEC_FIELDS = ["kind", "description", "version", "owner_team", "url", "nats_subject", "consumer_group", "tenant_scope"] as const;
+const COMPLETING_FIELDS = new Set<string>([...CARD_FIELDS, ...TOOLSPEC_FIELDS]);
+
+export type RegisterBodySpec = {
+  /** The raw AgentSpec: validate it as any spec before storing it. */
+  raw: unknown;
+  /** What the card or tool spec import noticed (`a2a_card.<path>: ...`), before the spec's own warnings. */
+  warnings: string[];
+  source: SpecSource;
+  /** The A2A version the card was read as, for a card. */
+  a2aVersion?: A2aVersion;
+};
+
+/**
+ * The raw spec of a register body sent on `register.<agentType>`. Throws `invalid_request`
+ * for a body with none or several of the three forms, or with fields that do not belong
+ * beside its form, and `invalid_card` for a card or tool spec the registry cannot use.
+ */
+export function specOfRegisterBody(agentType: string, body: Readonly<Record<string, unknown>>): RegisterBodySpec {
+  const present = SPEC_SOURCES.filter((k) => body[k] !== undefined);
+  if (present.length !== 1) {
+    const message = present.length === 0 ? "register: the body needs one of spec, a2a_card, mcp_toolspec" : `register: send only one of ${present.join(", ")}`;
+    throw invalidRequest(message, present.length === 0 ? [{ path: "spec", message: "required (or a2a_card, or mcp_toolspec)" }] : present.slice(1).map((p) => ({ path: p, message: `not with ${present[0]}` })));
+  }
+  const source = present[0]!;
+  const named = body["agent_type"];
+  if (named !== undefined && named !== agentType) {
+    throw invalidRequest(`agent_type ${JSON.stringify(named)} does not match the subject's agent_type ${agentType}`, [{ path: "agent_type", message: `must be ${agentType}` }]);
+  }
+  const allowed: ReadonlySet<string> = new Set(source === "a2a_card" ? CARD_FIELDS : source === "mcp_toolspec" ? TOOLSPEC_FIELDS : []);
+  const misplaced = Object.keys(body).filter((k) => COMPLETING_FIELDS.has(k) && !allowed.has(k) && body[k] !== undefined);
+  if (misplaced.length > 0) {
+    throw invalidRequest(`register: ${misplaced.join(", ")} ${misplaced.length === 1 ? "does" : "do"} not go beside ${source}`, misplaced.map((path) => ({
+      path,
+      message: source === "spec" ? `set it inside spec` : `not a field of a register body with ${source}`,
+    })));
+  }
+
+  if (source === "spec") {
+    const raw = body["spec"];
+    if (isPlainObject(raw) && "agent_type" in raw && raw["agent_type"] !== agentType) {
+      throw invalidRequest(`spec.agent_type ${JSON.stringify(raw["agent_type"])} does not match the subject's agent_type ${agentType}`, [
+        { path: "spec.agent_type", message: `must be ${agentType}` },
+      ]);
+    }
+    return { raw, warnings: [], source };
+  }
+  if (source === "a2a_card") {
+    const str = (k: string): string | undefined => (typeof body[k] === "string" ? (body[k] as string) : undefined);
+    checkStrings(body, ["nats_subject", "consumer_group", "owner_team"]);
+    const tenant = body["tenant_scope"];
+    if (tenant !== undefined && tenant !== null && typeof tenant !== "string") throw invalidRequest("register: tenant_scope must be a string or null", [{ path: "tenant_scope", message: "expected a string or null" }]);
+    const strict = body["strict"];
+    if (strict !== undefined && typeof strict !== "boolean") throw invalidRequest("register: strict must be a boolean", [{ path: "strict", message: "expected a boolean" }]);
+    const imported = importCard(body["a2a_card"], {
+      agent_type: agentType,
+      strict: strict === true,
+      nats_subject: str("nats_subject"),
+      consumer_group: str("consumer_group"),
+      owner_team: str("owner_team"),
+      ...(tenant !== undefined ? { tenant_scope: tenant as string | null } : {}),
+    });
+    return { raw: imported.spec, warnings: imported.warnings, source, a2aVersion: imported.a2aVersion };
+  }
+  const imported = importToolspec(
+    {
+      mcp_toolspec: body["mcp_toolspec"],
+      description: body["description"],
+      version: body["version"],
+      owner_team: body["owner_team"],
+      url: body["url"],
+      nats_subject: body["nats_subject"],
+      consumer_group: body["consumer_group"],
+      tenant_scope: body["tenant_scope"],
+      kind: body["kind"],
+    },
+    { agentType },
+  );
+  return { raw: imported.spec, warnings: imported.warnings, source };
+}
+
+/** Which of the three forms a document is, for the CLI's auto-detection (null: none, or several). */
+export function specSourceOf(doc: Readonly<Record<string, unknown>>): SpecSource | null {
+  const present = SPEC_SOURCES.filter((k) => doc[k] !== undefined);
+  return present.length === 1 ? present[0]! : null;
+}
+
+function checkStrings(body: Readonly<Record<string, unknown>>, keys: readonly string[]): void {
+  for (const k of keys) {
+    if (body[k] !== undefined && typeof body[k] !== "string") throw invalidRequest(`register: ${k} must be a string`, [{ path: k, message: "expected a string" }]);
+  }
+}
