@@ -26,7 +26,7 @@ const readOnly = z.boolean().optional();
  * them (and refuses a mix), the spec validation judges the result.
  */
 export const registerMessage = z.object({
-  spec: z.unknown(),
+  spec: z.unknown().optional(),
   a2a_card: z.unknown().optional(),
   mcp_toolspec: z.unknown().optional(),
   agent_type: z.unknown().optional(),

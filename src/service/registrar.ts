@@ -31,7 +31,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
-import { specOfRegisterBody } from "../domain/interop/register-body.js";
+import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -112,7 +112,9 @@ export class Registrar {
     const { settings, view } = this.deps;
     // A card or a tool spec becomes a raw spec here, then is validated like any other.
     const body = specOfRegisterBody(agentType, msg);
-    const validated = await this.validate(agentType, body.raw, opts.static === true);
+    const validated = await this.validate(agentType, body.raw, opts.static === true).catch((e: unknown) => {
+      throw asCardError(e, body.source, msg, body.raw);
+    });
     const spec = validated.spec;
     const warnings = [...body.warnings, ...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);

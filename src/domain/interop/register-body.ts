@@ -10,8 +10,9 @@
  * beside it at the top of the body; beside `spec` they are refused, since the spec names
  * them itself and silently preferring one would hide a mistake.
  */
-import { invalidRequest } from "../errors.js";
+import { ErrorCode, invalidCard, invalidRequest, RegistryError } from "../errors.js";
 import { isPlainObject } from "../spec/spec.js";
+import { describeIssues } from "../spec/validation.js";
 import { importCard, type A2aVersion } from "./a2a/index.js";
 import { importToolspec } from "./mcp/index.js";
 
@@ -111,4 +112,33 @@ function checkStrings(body: Readonly<Record<string, unknown>>, keys: readonly st
   for (const k of keys) {
     if (body[k] !== undefined && typeof body[k] !== "string") throw invalidRequest(`register: ${k} must be a string`, [{ path: k, message: "expected a string" }]);
   }
+}
+
+const SCHEMA_FIELDS: Readonly<Record<string, string>> = { input_schema: "inputSchema", output_schema: "outputSchema" };
+
+/**
+ * A spec built from a card or a tool spec that the spec rules refuse (a skill schema that does
+ * not compile, a remote `$ref`) is a card the registry cannot use: `invalid_card`, with each
+ * issue at the place in the card or tool spec it came from (`capabilities.2.input_schema` ->
+ * `a2a_card.skills.<the skill with that id>.inputSchema`, `mcp_toolspec.tools.2.inputSchema`),
+ * so the sender fixes the document it sent. Body fields keep their own paths. A spec (or any
+ * other error) passes through unchanged.
+ */
+export function asCardError(e: unknown, source: SpecSource, body: Readonly<Record<string, unknown>>, raw: unknown): unknown {
+  if (source === "spec" || !(e instanceof RegistryError) || e.code !== ErrorCode.InvalidSpec) return e;
+  const caps = isPlainObject(raw) && Array.isArray(raw["capabilities"]) ? (raw["capabilities"] as unknown[]) : [];
+  const skills = isPlainObject(body["a2a_card"]) && Array.isArray(body["a2a_card"]["skills"]) ? (body["a2a_card"]["skills"] as unknown[]) : [];
+  const where = (path: string): string => {
+    const m = /^capabilities\.(\d+)(?:\.([^.]+))?(.*)$/.exec(path);
+    if (!m) return path;
+    const [, index, field, rest] = m;
+    const mappedField = field === undefined ? "" : `.${SCHEMA_FIELDS[field] ?? field}`;
+    if (source === "mcp_toolspec") return `mcp_toolspec.tools.${index}${mappedField}${rest}`;
+    const name = (caps[Number(index)] as { name?: unknown } | undefined)?.name;
+    const skill = skills.findIndex((s) => isPlainObject(s) && s["id"] === name);
+    return skill < 0 ? path : `a2a_card.skills.${skill}${mappedField}${rest}`;
+  };
+  const issues = (e.issues ?? []).map((i) => ({ path: where(i.path), message: i.message }));
+  const what = source === "a2a_card" ? "a2a_card" : "mcp_toolspec";
+  return invalidCard(`${what} cannot be used: ${issues.length > 0 ? describeIssues(issues) : e.message}`, issues);
 }
