@@ -58,3 +58,34 @@ export function specInput(t: number, s: FleetShape): AgentSpecInput {
 export function storedSpec(t: number, s: FleetShape): AgentSpec {
   return agentSpecSchema.parse(specInput(t, s));
 }
+
+export const cardAgentTypeName = (t: number): string => `bench-card-${String(t).padStart(5, "0")}`;
+
+/**
+ * The A2A v1.0 Agent Card an agent of the fleet would publish: the capabilities of
+ * specInput(t) as skills with their schemas (as Registry v2 cards carry them), served over NATS.
+ * Card agents have their own type names: a type's spec and its card's spec differ, and one
+ * version names one spec.
+ */
+export function cardInput(t: number, s: FleetShape): Record<string, unknown> {
+  const spec = specInput(t, s);
+  return {
+    name: `Benchmark card agent ${t}`,
+    description: spec.description,
+    version: spec.version,
+    supportedInterfaces: [{ url: `nats:agent.tasks.${cardAgentTypeName(t)}`, protocolBinding: "NATS", protocolVersion: "1.0" }],
+    provider: { organization: spec.owner_team, url: "https://bench.example.test" },
+    capabilities: { streaming: false },
+    defaultInputModes: ["application/json"],
+    defaultOutputModes: ["application/json"],
+    skills: spec.capabilities.map((c) => ({
+      id: c.name,
+      name: c.name,
+      description: c.description,
+      tags: c.tags ?? [],
+      examples: [`${c.description}, please`],
+      inputSchema: c.input_schema,
+      outputSchema: c.output_schema,
+    })),
+  };
+}

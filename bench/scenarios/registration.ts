@@ -19,7 +19,8 @@ export const registrationScenario: Scenario = {
   method:
     "1,000 agent types are registered first (one instance each; each first registration also writes the spec). Then " +
     "new instances of those types register, 64 in flight, for 20 s, each body carrying the full AgentSpec (about 2 KB). " +
-    "The figure is completed registrations per second over the whole 20 s.",
+    "The figure is completed registrations per second over the whole 20 s. Then the same with A2A v1.0 cards (agent types of " +
+    "their own, registered once first): each body carries the card, checked against the A2A schema and mapped every time.",
   async run(ctx: Context): Promise<ScenarioResult> {
     const shape: FleetShape = { types: ctx.quick ? 50 : 1000, capsPerType: 4, providersPerCap: 3 };
     const durationMs = ctx.quick ? 2000 : 20_000;
@@ -34,6 +35,11 @@ export const registrationScenario: Scenario = {
       const used = cpu.read();
       ctx.check(r.count > 0, "no registration completed");
       ctx.check(r.errors === 0, `registrations failed: ${r.firstError}`);
+      // The same with A2A cards: a first pass registers every card type, then instances of them.
+      await load.call("cardRegistrations", { concurrency: IN_FLIGHT, durationMs: ctx.quick ? 500 : 3000, intervalMs: 3_600_000, round: 0 });
+      const cards = await load.call<LoopResult>("cardRegistrations", { concurrency: IN_FLIGHT, durationMs, intervalMs: 3_600_000, round: 1 });
+      ctx.check(cards.count > 0, "no card registration completed");
+      ctx.check(cards.errors === 0, `card registrations failed: ${cards.firstError}`);
       return {
         rows: [
           {
@@ -43,12 +49,19 @@ export const registrationScenario: Scenario = {
             target: ">= 2,000/s",
             pass: r.rps >= 2000,
           },
+          {
+            measure: `registrations/s with an A2A card (${durationMs / 1000} s, ${IN_FLIGHT} in flight)`,
+            figure: `${fmt(cards.rps)}/s, p99 ${cards.latencyMs.p99.toFixed(1)} ms`,
+            baseline: `with the AgentSpec: ${fmt(r.rps)}/s (${(cards.rps / r.rps).toFixed(2)} x)`,
+            target: ">= 0.5 x the spec's",
+            pass: cards.rps >= 0.5 * r.rps,
+          },
         ],
         notes: [
           `${fmt(r.count)} registrations in ${r.seconds} s; latency p50 ${r.latencyMs.p50.toFixed(1)} ms, p99 ${r.latencyMs.p99.toFixed(1)} ms`,
           `registry CPU ${(used.cores * 100).toFixed(0)}% of a core while registering`,
         ],
-        details: { shape, seeded, sustained: r, registryCpuCores: used.cores },
+        details: { shape, seeded, sustained: r, cards, registryCpuCores: used.cores },
       };
     });
   },

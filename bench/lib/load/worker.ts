@@ -6,7 +6,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "../../../src/client/connection.js";
 import { subjects } from "../../../src/protocol/subjects.js";
-import { agentTypeName, capabilityCount, capabilityName, type FleetShape } from "../specs.js";
+import { agentTypeName, capabilityCount, capabilityName, cardAgentTypeName, cardInput, type FleetShape } from "../specs.js";
 import { closedLoop } from "./closed-loop.js";
 import { EventProbe, evictionReport, readDeregistered } from "./events.js";
 import { Fleet } from "./fleet.js";
@@ -85,6 +85,25 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
       const k = n++;
       const t = k % types;
       return requestOk(conn(), prefix.register(agentTypeName(t)), f.registerBody(t, `r${a["round"] ?? 0}x${k}`, a["intervalMs"]));
+    });
+  },
+
+  /**
+   * Registrations with an A2A card instead of a spec (PROTOCOL.md section 10.1), of the card
+   * agent types 0..types-1 in turn, at `concurrency` in flight: each body carries the whole
+   * card, which the registry checks against its A2A schema, maps and validates every time.
+   */
+  cardRegistrations(a) {
+    const f = theFleet();
+    const types = f.opts.shape.types;
+    const prefix = subjects(f.opts.prefix);
+    const cards = Array.from({ length: types }, (_, t) => JSON.stringify(cardInput(t, f.opts.shape)));
+    let n = 0;
+    return closedLoop(a["concurrency"], a["durationMs"], () => {
+      const k = n++;
+      const t = k % types;
+      const body = `{"instance_id":"c${a["round"] ?? 0}x${k}","heartbeat_interval_ms":${a["intervalMs"]},"nats_subject":"agent.tasks.${cardAgentTypeName(t)}","a2a_card":${cards[t]}}`;
+      return requestOk(conn(), prefix.register(cardAgentTypeName(t)), enc.encode(body));
     });
   },
 
