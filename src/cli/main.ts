@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMMON_OPTIONS, ExitCode, UsageError, createContext, describeFailure, type CliIo, type Command } from "./context.js";
 import { BIN, commandHelp, mainHelp } from "./help.js";
 import { packageVersion } from "../version.js";
+import { cardCommand } from "./commands/card.js";
 import { deregisterCommand } from "./commands/deregister.js";
 import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
@@ -17,6 +18,7 @@ import { lsCommand } from "./commands/ls.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
 import { searchCommand } from "./commands/search.js";
+import { toolspecCommand } from "./commands/toolspec.js";
 import { validateCommand } from "./commands/validate.js";
 import { watchCommand } from "./commands/watch.js";
 
@@ -27,6 +29,8 @@ export const COMMANDS: readonly Command[] = [
   routeCommand,
   searchCommand,
   discoverCommand,
+  cardCommand,
+  toolspecCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

@@ -26,6 +26,8 @@ const readOnly = z.boolean().optional();
  * them (and refuses a mix), the spec validation judges the result.
  */
 export const registerMessage = z.object({
+  // Each optional: zod 4 refuses an absent key for a bare z.unknown(), which turned away every
+  // body carrying a2a_card or mcp_toolspec instead of spec.
   spec: z.unknown().optional(),
   a2a_card: z.unknown().optional(),
   mcp_toolspec: z.unknown().optional(),

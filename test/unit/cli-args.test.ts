@@ -115,7 +115,8 @@ describe("help", () => {
 describe("exit codes", () => {
   it("2 for no command, an unknown command, a bad flag or a missing argument", async () => {
     for (const argv of [[], ["frobnicate"], ["ls", "--bogus"], ["lookup"], ["route"], ["watch", "--since", "yesterday"], ["ls", "--timeout", "soon"],
-      ["lookup", "x", "--kind", "robot"], ["search", "x", "--kind", "robot"], ["discover", "--kind", "robot"], ["discover", "--read-only"]]) {
+      ["lookup", "x", "--kind", "robot"], ["search", "x", "--kind", "robot"], ["discover", "--kind", "robot"], ["discover", "--read-only"],
+      ["card"], ["toolspec"], ["card", "x", "--a2a-version", "2.0"], ["toolspec", "x", "--a2a-version", "0.3"], ["register", "x.json", "--kind", "tool"]]) {
       const t = fakeIo();
       expect(await main(argv, t.io), argv.join(" ")).toBe(ExitCode.Usage);
       expect(t.stderr().length).toBeGreaterThan(0);

@@ -1,11 +1,16 @@
 /**
- * `register FILE`: registers an AgentSpec with the SDK and keeps it alive (heartbeats) until
- * Ctrl-C or SIGTERM, then deregisters. Handy to try lookups and routes without a real agent.
+ * `register FILE`: registers an AgentSpec, an A2A Agent Card or an MCP server's tool spec
+ * (a bare file, or a register body carrying one: registration-document.ts tells them apart)
+ * with the SDK and keeps it alive (heartbeats) until Ctrl-C or SIGTERM, then deregisters.
+ * Handy to try lookups and routes without a real agent. The body is checked locally first by
+ * the service's own path, so a file the registry would refuse fails the same way offline.
  */
-import { registerAgent, type AgentEvent } from "../../client/agent.js";
-import type { AgentSpecInput } from "../../client/types.js";
-import { ExitCode, UsageError, describeFailure, keyValues, positiveInt, str, strs, type Command, type CommandContext } from "../context.js";
-import { checkSpec, isRegistryFile, loadDocument } from "./validate.js";
+import { registerAgent, type AgentEvent, type RegisterAgentOptions } from "../../client/agent.js";
+import type { AgentSpecInput, CardRegistration, ToolspecRegistration } from "../../client/types.js";
+import { ExitCode, UsageError, describeFailure, type Command } from "../context.js";
+import { REGISTRATION_OPTIONS, instanceFlags, registrationFlags, registrationOf, type Registration } from "../registration-body.js";
+import { checkRegistration } from "../registration-check.js";
+import { readRegistrationDocument } from "../registration-document.js";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -17,9 +22,10 @@ export function describeAgentEvent(e: AgentEvent): { stream: "stdout" | "stderr"
       const r = e.reply;
       const again = e.type === "reregistered" ? ` again (${e.reason})` : "";
       const warn = r.warnings.length > 0 ? `; warnings: ${r.warnings.join(", ")}` : "";
+      const card = r.a2a_version !== undefined ? `, read as an A2A v${r.a2a_version} card` : "";
       return {
         stream: "stdout",
-        line: `registered${again} ${r.agent_type} ${r.version} as instance ${r.instance_id}, heartbeat every ${r.heartbeat_interval_ms} ms, revision ${r.revision}${warn}`,
+        line: `registered${again} ${r.agent_type} ${r.version} as instance ${r.instance_id}, heartbeat every ${r.heartbeat_interval_ms} ms, revision ${r.revision}${card}${warn}`,
       };
     }
     case "heartbeat_failed":
@@ -33,25 +39,40 @@ export function describeAgentEvent(e: AgentEvent): { stream: "stdout" | "stderr"
   }
 }
 
-function registerOptions(ctx: CommandContext) {
-  const status = str(ctx.values["status"]);
-  if (status !== undefined && status !== "ready" && status !== "registered") throw new UsageError(`--status: expected ready or registered, got "${status}"`);
-  const metadata = strs(ctx.values["metadata"]);
-  return {
-    instanceId: str(ctx.values["instance-id"]),
-    heartbeatIntervalMs: positiveInt("interval", ctx.values["interval"]),
+type InstanceOptions = Pick<RegisterAgentOptions, "instanceId" | "heartbeatIntervalMs" | "status" | "metadata" | "replace">;
+
+/**
+ * What registerAgent takes for a checked body: the spec itself, or the card or tool spec with
+ * the fields beside it, and the instance's fields as options (the SDK sends them with every
+ * registration, re-registrations too).
+ */
+export function sdkRegistration(reg: Registration): { what: AgentSpecInput | CardRegistration | ToolspecRegistration; options: InstanceOptions } {
+  const { instance_id, heartbeat_interval_ms, status, metadata, replace, ...rest } = reg.body;
+  const options: InstanceOptions = {
+    instanceId: instance_id as string | undefined,
+    heartbeatIntervalMs: heartbeat_interval_ms as number | undefined,
     status: status as "ready" | "registered" | undefined,
-    metadata: metadata.length > 0 ? keyValues("metadata", metadata) : undefined,
-    replace: ctx.values["replace"] === true ? true : undefined,
+    metadata: metadata as Record<string, string> | undefined,
+    replace: replace === true ? true : undefined,
   };
+  const what = reg.source === "spec" ? (rest["spec"] as AgentSpecInput) : (rest as CardRegistration | ToolspecRegistration);
+  return { what, options };
 }
 
 export const registerCommand: Command = {
   name: "register",
-  summary: "register an AgentSpec file (JSON or YAML) and heartbeat until Ctrl-C, then deregister",
-  usage: "register FILE [--instance-id ID] [--interval MS] [--status ready|registered] [--metadata KEY=VALUE]... [--replace]",
-  examples: ["agent-registry register examples/summarizer.yaml --interval 5000", "agent-registry register examples/summarizer.yaml --replace"],
+  summary: "register an AgentSpec, A2A card or MCP tools/list file (JSON or YAML) and heartbeat until Ctrl-C, then deregister",
+  usage:
+    "register FILE [--agent-type NAME] [--strict] [--description TEXT] [--spec-version X.Y.Z] [--nats-subject SUBJECT] [--owner-team TEAM] " +
+    "[--instance-id ID] [--interval MS] [--status ready|registered] [--metadata KEY=VALUE]... [--replace]",
+  examples: [
+    "agent-registry register examples/summarizer.yaml --interval 5000",
+    "agent-registry register examples/summarizer.yaml --replace",
+    "agent-registry register invoice-reader.card.json --agent-type invoice-reader --owner-team finance",
+    "agent-registry register tools.json --agent-type notes --description 'Notes vault' --spec-version 1.0.0",
+  ],
   options: {
+    ...REGISTRATION_OPTIONS,
     "instance-id": { type: "string", value: "ID", description: "instance id to use (default: generated by the registry)" },
     interval: { type: "string", value: "MS", description: "heartbeat interval to ask for (default 30000)" },
     status: { type: "string", value: "STATUS", description: "ready (default) or registered (known, not routable)" },
@@ -63,16 +84,18 @@ export const registerCommand: Command = {
   },
   args: { min: 1, max: 1 },
   async run(ctx) {
-    const opts = registerOptions(ctx);
+    const flags = { ...registrationFlags(ctx.values), ...instanceFlags(ctx.values) };
     const file = ctx.args[0] ?? "";
-    const doc = loadDocument(file);
+    const doc = readRegistrationDocument(file);
     if (!doc.ok) throw new Error(doc.errors.join("; "));
-    if (isRegistryFile(doc.value)) throw new UsageError(`${file} is a registry file; register takes one AgentSpec (the service loads registry files)`);
-    const check = checkSpec(doc.value);
+    if (doc.kind === "registry_file") throw new UsageError(`${file} is a registry file; register takes one agent (the service loads registry files)`);
+    const reg = registrationOf(doc, flags);
+    const check = checkRegistration(reg.agentType, reg.body);
     if (!check.ok) {
       for (const e of check.errors) ctx.io.stderr(`error: ${e}\n`);
       return ExitCode.Error;
     }
+    const { what, options } = sdkRegistration(reg);
 
     const print = (e: AgentEvent) => {
       const { stream, line } = describeAgentEvent(e);
@@ -84,8 +107,8 @@ export const registerCommand: Command = {
     const interrupted = ctx.io.interrupted().then(() => abort.abort(new Error("interrupted before the registry answered")));
     let lastError: unknown;
     let deregisterError: unknown;
-    const handle = await registerAgent(nc, doc.value as AgentSpecInput, {
-      ...opts,
+    const handle = await registerAgent(nc, what, {
+      ...options,
       prefix: ctx.prefix,
       timeoutMs: ctx.timeoutMs,
       signal: abort.signal,

@@ -1,75 +1,86 @@
 /**
- * `validate FILE`: checks an AgentSpec document or a static registry file offline, printing
- * every problem with its path so the whole file can be fixed in one pass. The rules are the
- * service's own (domain/spec/validation.ts, with the same schema checker), so a spec that
- * validates here is one the registry accepts, as far as the spec alone can tell.
+ * `validate FILE`: checks, offline, any document `register` takes (an AgentSpec, a register
+ * body, a bare A2A card or MCP tools/list result; registration-document.ts tells them apart)
+ * or a static registry file, printing every problem with its path so the whole file can be
+ * fixed in one pass. A registration is judged by the service's own register path
+ * (registration-check.ts), so a file that validates here is one the registry accepts, as far
+ * as the file alone can tell.
+ *
+ * A bare card or tool spec names no agent_type, yet the spec built from it needs one (its
+ * default nats_subject and consumer_group come from it). Without --agent-type, validate takes
+ * the file name up to its first dot, so `validate invoice-reader.card.json` just works and the
+ * summary line shows the name it used; `register` requires the flag, since there the name is
+ * the agent's identity.
  */
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { parseSpecDocument } from "../../adapters/file/documents.js";
-import { isRegistryError } from "../../domain/errors.js";
+import { basename } from "node:path";
 import { validateRegistryFile } from "../../domain/spec/registry-file.js";
-import { SchemaChecker } from "../../domain/spec/schema-check.js";
-import { unknownSpecFields } from "../../domain/spec/spec.js";
-import { validateSpec } from "../../domain/spec/validation.js";
-import { ExitCode, type Command } from "../context.js";
+import { AGENT_TYPE_RE } from "../../protocol/ids.js";
+import { ExitCode, UsageError, type Command, type Values } from "../context.js";
+import { REGISTRATION_OPTIONS, registrationFlags, registrationOf, type Registration } from "../registration-body.js";
+import { checkRegistration, checkSpec, type RegistrationCheck, type SpecCheck } from "../registration-check.js";
+import { DOCUMENT_LABELS, detectDocument, loadDocument, type DocumentKind } from "../registration-document.js";
 
-export type LoadedDocument = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
-
-/** Reads a JSON or YAML document; the extension picks the parser (YAML also reads JSON). */
-export function loadDocument(path: string): LoadedDocument {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    return { ok: false, errors: [`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`] };
-  }
-  return parseSpecDocument(text, extname(path).toLowerCase() === ".json" ? "json" : "yaml");
+/** The agent_type validate assumes for a file that names none: its name up to the first dot, lower-cased. */
+export function agentTypeFromFileName(file: string): string {
+  const name = basename(file).split(".")[0]!.toLowerCase();
+  if (!AGENT_TYPE_RE.test(name)) throw new UsageError(`${file} names no agent_type, and "${name}" (its file name) is not one: pass --agent-type NAME`);
+  return name;
 }
 
-/** A registry file has an `agents` list; anything else is taken for one AgentSpec. */
-export const isRegistryFile = (value: Record<string, unknown>): boolean => "agents" in value && !("agent_type" in value);
-
-export type SpecCheck = { ok: boolean; errors: string[]; warnings: string[]; summary: string };
-
-let checker: SchemaChecker | undefined;
-
-export function checkSpec(value: Record<string, unknown>): SpecCheck {
-  const warnings = unknownSpecFields(value).map((f) => `${f.replace(/^spec\./, "")}: not an AgentSpec field (the registry drops it)`);
-  try {
-    const { spec } = validateSpec(value, (checker ??= new SchemaChecker()), Number.POSITIVE_INFINITY);
-    return { ok: true, errors: [], warnings, summary: `AgentSpec ${spec.agent_type} ${spec.version}` };
-  } catch (e) {
-    if (!isRegistryError(e)) throw e;
-    const errors = (e.issues ?? [{ path: "", message: e.message }]).map((i) => `${i.path || "(root)"}: ${i.message}`);
-    return { ok: false, errors, warnings, summary: `${errors.length} error(s)` };
-  }
-}
-
-export function checkDocument(value: Record<string, unknown>): SpecCheck & { kind: "agent_spec" | "registry_file" } {
-  if (!isRegistryFile(value)) return { kind: "agent_spec", ...checkSpec(value) };
+export function checkRegistryFile(value: Record<string, unknown>): SpecCheck {
   const r = validateRegistryFile(value);
-  if (!r.ok) return { kind: "registry_file", ok: false, errors: r.errors, warnings: [], summary: `${r.errors.length} error(s)` };
+  if (!r.ok) return { ok: false, errors: r.errors, warnings: [], summary: `${r.errors.length} error(s)` };
   // Each entry as the service will register it: the file's rules passed, the AgentSpec rules follow.
-  const errors = r.specs.flatMap((spec, i) => checkSpec(spec as Record<string, unknown>).errors.map((e) => `agents.${i}: ${e}`));
+  const errors = r.specs.flatMap((spec, i) => checkSpec(spec).errors.map((e) => `agents.${i}: ${e}`));
   return errors.length === 0
-    ? { kind: "registry_file", ok: true, errors: [], warnings: [], summary: `registry file with ${r.specs.length} agent(s)` }
-    : { kind: "registry_file", ok: false, errors, warnings: [], summary: `${errors.length} error(s)` };
+    ? { ok: true, errors: [], warnings: [], summary: `registry file with ${r.specs.length} agent(s)` }
+    : { ok: false, errors, warnings: [], summary: `${errors.length} error(s)` };
+}
+
+/** The summary of a registration that passed: what the file was, then the spec it registers as. */
+function summaryOf(reg: Registration, check: RegistrationCheck): string {
+  if (!check.ok || reg.kind === "agent_spec") return check.summary;
+  const a2a = check.a2aVersion === undefined ? "" : ` v${check.a2aVersion}`;
+  const what = reg.kind === "register_body" ? `register body with ${reg.source}${check.a2aVersion === undefined ? "" : ` (A2A${a2a})`}` : `${DOCUMENT_LABELS[reg.kind]}${a2a}`;
+  return `${what} as ${check.summary}`;
+}
+
+type Outcome = RegistrationCheck & { kind: DocumentKind | undefined; agentType?: string | undefined };
+
+function validateFile(file: string, values: Values): Outcome {
+  const loaded = loadDocument(file);
+  if (!loaded.ok) return { kind: undefined, ok: false, errors: loaded.errors, warnings: [], summary: "unreadable" };
+  const doc = detectDocument(loaded.value);
+  if (!doc.ok) return { kind: undefined, ok: false, errors: doc.errors, warnings: [], summary: "not recognised" };
+  const flags = registrationFlags(values);
+  if (doc.kind === "registry_file") {
+    if (Object.values(flags).some((v) => v !== undefined)) throw new UsageError("a registry file names its agents itself: --agent-type and the card and tool spec flags do not apply");
+    return { kind: doc.kind, ...checkRegistryFile(doc.value) };
+  }
+  const reg = registrationOf(doc, flags, () => agentTypeFromFileName(file));
+  const check = checkRegistration(reg.agentType, reg.body);
+  return { kind: doc.kind, agentType: reg.agentType, ...check, summary: summaryOf(reg, check) };
 }
 
 export const validateCommand: Command = {
   name: "validate",
-  summary: "check an AgentSpec (JSON or YAML) or a static registry file, offline",
-  usage: "validate FILE",
-  examples: ["agent-registry validate examples/summarizer.yaml", "agent-registry validate deploy/config/agent-registry.json --json"],
-  options: {},
+  summary: "check an AgentSpec, an A2A card, an MCP tools/list file, a register body or a registry file (JSON or YAML), offline",
+  usage: "validate FILE [--agent-type NAME] [--strict] [--description TEXT] [--spec-version X.Y.Z] [--nats-subject SUBJECT] [--owner-team TEAM]",
+  examples: [
+    "agent-registry validate examples/summarizer.yaml",
+    "agent-registry validate deploy/config/agent-registry.json --json",
+    "agent-registry validate invoice-reader.card.json --strict",
+    "agent-registry validate tools.json --agent-type notes --description 'Notes vault' --spec-version 1.0.0",
+  ],
+  options: REGISTRATION_OPTIONS,
   args: { min: 1, max: 1 },
   async run(ctx) {
     const file = ctx.args[0] ?? "";
-    const doc = loadDocument(file);
-    const result = doc.ok ? checkDocument(doc.value) : { kind: undefined, ok: false, errors: doc.errors, warnings: [], summary: "unreadable" };
-    if (ctx.json) ctx.printJson({ file, kind: result.kind ?? null, ok: result.ok, errors: result.errors, warnings: result.warnings });
-    else {
+    const result = validateFile(file, ctx.values);
+    if (ctx.json) {
+      const extra = { ...(result.agentType !== undefined ? { agent_type: result.agentType } : {}), ...(result.a2aVersion ? { a2a_version: result.a2aVersion } : {}) };
+      ctx.printJson({ file, kind: result.kind ?? null, ok: result.ok, ...extra, errors: result.errors, warnings: result.warnings });
+    } else {
       const c = ctx.colors;
       for (const w of result.warnings) ctx.io.stderr(`${c.yellow("warning:")} ${w}\n`);
       for (const e of result.errors) ctx.io.stderr(`${c.red("error:")} ${e}\n`);
