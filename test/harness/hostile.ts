@@ -5,7 +5,7 @@
  * nesting, `__proto__` / `constructor` keys, invalid UTF-8, a missing field).
  */
 import fc from "fast-check";
-import { QUERY_OPS } from "../../src/protocol/subjects.js";
+import { QUERY_OPS, type QueryOp } from "../../src/protocol/subjects.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../src/domain/spec/spec.js";
 
 export const SIZE_LIMIT = 256 * 1024;
@@ -39,7 +39,7 @@ function validSpec(agentType: string): Record<string, unknown> {
   };
 }
 
-const QUERY_BODIES: Record<string, Record<string, unknown>> = {
+const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   lookup: { capability: "seed-a.run", status: ["ready"], version: ">=1.0.0" },
   get: { agent_type: "seed-a" },
   list: { status: ["ready"], owner_team: "team-a", tags: { k: "v" }, limit: 10, cursor: null },
@@ -48,6 +48,8 @@ const QUERY_BODIES: Record<string, Record<string, unknown>> = {
   find: { skill: "seed-a.run" },
   search: { query: "seed", limit: 5 },
   discover: { capability: "seed-a.run" },
+  card: { agent_type: "seed-a", a2a_version: "0.3" },
+  toolspec: { agent_type: "seed-a" },
 };
 
 const nestedArrays = (depth: number): unknown => {
@@ -84,6 +86,32 @@ const registerPaths: Array<Array<string | number>> = [
   ["spec", "capabilities", 0, "output_schema", "$ref"], ["spec", "tags"], ["spec", "tenant_scope"], ["spec", "weight"],
   ["spec", "a2a_card"], ["spec", "nats_subject"], ["spec", "max_concurrent_tasks"], ["spec", "extra_field"],
   ["instance_id"], ["heartbeat_interval_ms"], ["status"], ["metadata"], ["metadata", "k"],
+];
+
+/** A register body with an A2A card (PROTOCOL.md section 10.1), and the fields a hostile value replaces. */
+const cardBody = {
+  a2a_card: {
+    name: "Hostile card", description: "hostile test agent", version: "1.0.0",
+    supportedInterfaces: [{ url: "nats:hostile.tasks", protocolBinding: "NATS", protocolVersion: "1.0" }],
+    capabilities: {}, defaultInputModes: ["application/json"], defaultOutputModes: ["application/json"],
+    skills: [{ id: "hostile.card", name: "Card skill", description: "d", tags: ["t"], inputSchema: { type: "object" } }],
+  },
+  nats_subject: "hostile.card.tasks",
+};
+const cardPaths: Array<Array<string | number>> = [
+  [], ["a2a_card"], ["a2a_card", "name"], ["a2a_card", "version"], ["a2a_card", "skills"], ["a2a_card", "skills", 0],
+  ["a2a_card", "skills", 0, "id"], ["a2a_card", "skills", 0, "tags"], ["a2a_card", "skills", 0, "inputSchema"],
+  ["a2a_card", "supportedInterfaces"], ["a2a_card", "capabilities"], ["a2a_card", "provider"], ["strict"], ["nats_subject"], ["owner_team"], ["spec"],
+];
+/** A register body with an MCP tool spec (section 10.2), and the fields a hostile value replaces. */
+const toolspecBody = {
+  mcp_toolspec: { tools: [{ name: "hostile_tool", description: "d", inputSchema: { type: "object", properties: { q: { type: "string" } } }, annotations: { readOnlyHint: true } }] },
+  description: "hostile tools", version: "1.0.0", nats_subject: "hostile.tool.tasks",
+};
+const toolspecPaths: Array<Array<string | number>> = [
+  [], ["mcp_toolspec"], ["mcp_toolspec", "tools"], ["mcp_toolspec", "tools", 0], ["mcp_toolspec", "tools", 0, "name"],
+  ["mcp_toolspec", "tools", 0, "inputSchema"], ["mcp_toolspec", "tools", 0, "inputSchema", "properties"], ["mcp_toolspec", "tools", 0, "annotations"],
+  ["mcp_toolspec", "tools", 0, "_meta"], ["description"], ["version"], ["kind"], ["a2a_card"],
 ];
 
 /** Sets (or deletes, when `value` is undefined) the field at `path`; an empty path replaces the body. */
@@ -152,6 +180,8 @@ export function hostileRequest(prefix: string): fc.Arbitrary<HostileRequest> {
   const writes: Array<fc.Arbitrary<HostileRequest>> = [
     unknownFields,
     typeToken.chain((t) => payloadFor({ spec: validSpec(t), heartbeat_interval_ms: 30_000 }, registerPaths).map((p) => ({ endpoint: "register", subject: `${prefix}.register.${t}`, ...p }))),
+    typeToken.chain((t) => payloadFor(cardBody, cardPaths).map((p) => ({ endpoint: "register", subject: `${prefix}.register.${t}`, ...p }))),
+    typeToken.chain((t) => payloadFor(toolspecBody, toolspecPaths).map((p) => ({ endpoint: "register", subject: `${prefix}.register.${t}`, ...p }))),
     fc.tuple(typeToken, instanceToken).chain(([t, i]) => payloadFor(heartbeatBody, fieldPaths(heartbeatBody)).map((p) => ({ endpoint: "heartbeat", subject: `${prefix}.heartbeat.${t}.${i}`, ...p }))),
     fc.tuple(typeToken, instanceToken).chain(([t, i]) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "deregister", subject: `${prefix}.deregister.${t}.${i}`, ...p }))),
     typeToken.chain((t) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "deregister_type", subject: `${prefix}.deregister.${t}`, ...p }))),

@@ -161,8 +161,15 @@ describe("against a running registry", () => {
     } finally {
       expect(await watch.stop("SIGINT")).toBe(0);
     }
-    const events = await runCli(["watch", "--since", "1", "--type", "agent.deregistered", "--json"], env, 1000);
-    expect(JSON.parse(events.stdout.split("\n")[0]!)).toMatchObject({ seq: expect.any(Number), event: { type: "registry.agent.deregistered", subject: "translator" } });
+    // Until its first line, not for a fixed time: a CLI that took over a second to start on a busy
+    // machine printed nothing, and the test read an empty line.
+    const events = spawnCli(["watch", "--since", "1", "--type", "agent.deregistered", "--json"], env);
+    try {
+      const first = await events.waitForLine(/^\{/, 20_000);
+      expect(JSON.parse(first)).toMatchObject({ seq: expect.any(Number), event: { type: "registry.agent.deregistered", subject: "translator" } });
+    } finally {
+      await events.stop("SIGINT");
+    }
   });
 
   it("deregister: 4 for an unknown type or instance", async () => {

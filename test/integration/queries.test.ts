@@ -108,16 +108,20 @@ describe("tenant isolation", () => {
       find: { skill: "product.search" },
       search: { query: "globex catalogue search" },
       discover: {},
+      card: { agent_type: "globex-search" },
+      toolspec: { agent_type: "globex-search" },
     };
     for (const op of QUERY_OPS) {
       for (const subject of [op, `tenant.acme.${op}`]) {
         const r = await c.request(subject, bodies[op]);
         // get echoes the name it was asked for in its not_found message; the agent is not shown.
-        if (op === "get") expect(r.body.error?.code, `${subject} must not show globex's agent`).toBe("not_found");
+        if (op === "get" || op === "card" || op === "toolspec") expect(r.body.error?.code, `${subject} must not show globex's agent`).toBe("not_found");
         else expect(JSON.stringify(r.body), `${subject} must not show globex's agent`).not.toContain("globex-search");
       }
       const own = await c.request(`tenant.globex.${op}`, bodies[op]);
-      if (op !== "route") expect(JSON.stringify(own.body), `tenant.globex.${op} shows its own agent`).toContain("globex-search");
+      // A tool spec does not name its agent: that it answers (not not_found) is the point.
+      if (op === "toolspec") expect(own.ok, `tenant.globex.${op} exports its own agent`).toBe(true);
+      else if (op !== "route") expect(JSON.stringify(own.body), `tenant.globex.${op} shows its own agent`).toContain("globex-search");
     }
     expect((await c.request("tenant.Not_A_Tenant.lookup", { capability: "x" })).body.error.code).toBe("invalid_request");
   });
