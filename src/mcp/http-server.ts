@@ -1,0 +1,79 @@
+/**
+ * MCP over Streamable HTTP at `POST /mcp`, stateless: each request gets a fresh server and
+ * transport (the SDK's stateless mode, JSON responses rather than an event stream), so any
+ * number of clients share nothing and a replica behind a load balancer needs no affinity.
+ * Without a session there is no stream to push notifications on: resource updates are for
+ * stdio, and HTTP clients re-read the resource. Requests pass the guard (http-guard.ts) first.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Logger } from "../service/logger.js";
+import { refusal, type HttpGuardOptions } from "./http-guard.js";
+
+export const MCP_PATH = "/mcp";
+
+export type McpHttpOptions = {
+  host: string;
+  port: number;
+  guard: HttpGuardOptions;
+  /** A server for one request. */
+  newServer: () => Server;
+  log: Logger;
+};
+
+export type McpHttpEndpoint = { readonly url: string; readonly port: number; close(): Promise<void> };
+
+function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: McpHttpOptions): Promise<void> {
+  const path = (req.url ?? "/").split("?")[0];
+  if (path !== MCP_PATH) return rpcError(res, 404, `not found: the MCP endpoint is POST ${MCP_PATH}`);
+  const refused = refusal(req.headers, options.guard);
+  if (refused) {
+    options.log.warn({ status: refused.status, host: req.headers.host, origin: req.headers.origin, remote: req.socket.remoteAddress }, `refused: ${refused.message}`);
+    return rpcError(res, refused.status, refused.message, refused.headers);
+  }
+  // Stateless: no event stream to open (GET) and no session to end (DELETE).
+  if (req.method !== "POST") return rpcError(res, 405, `method ${req.method} not allowed: this endpoint is stateless, POST only`, { allow: "POST" });
+  const server = options.newServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
+export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpEndpoint> {
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res, options).catch((err: unknown) => {
+      options.log.error({ err }, "MCP HTTP request failed");
+      if (!res.headersSent) rpcError(res, 500, "internal error");
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
