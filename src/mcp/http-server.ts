@@ -47,7 +47,40 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: McpHtt
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(req, res);
+  const body = await readJson(req, res);
+  if (body === undefined) return;
+  await transport.handleRequest(req, res, body.value);
+}
+
+/** Largest request body read, as the SDK's own default: a tool call's arguments, a delegated payload. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The body as JSON, read here rather than by the SDK (which reads it through a web stream:
+ * more than half a millisecond a call); answered, and undefined, when too large or not JSON.
+ */
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
+  if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+    rpcError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`);
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      rpcError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }));
+    return undefined;
+  }
 }
 
 export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpEndpoint> {

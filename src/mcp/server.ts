@@ -6,6 +6,7 @@
  * that are the registry's replies, paged `resources/list`, and resource subscriptions.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CallToolRequestSchema,
   ErrorCode as RpcErrorCode,
@@ -51,6 +52,10 @@ function instructions(options: RegistryMcpOptions): string {
     .join(" ");
 }
 
+// The SDK builds an ajv instance per Server unless given one (about 0.6 ms), and stateless HTTP
+// builds a Server per request; this server never asks the client for schema-checked input anyway.
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
 export function createRegistryMcpServer(ctx: ToolContext, options: RegistryMcpOptions): RegistryMcpServer {
   const tools = registryTools({ delegate: options.delegate });
   const listed = tools.map(listedTool);
@@ -62,6 +67,7 @@ export function createRegistryMcpServer(ctx: ToolContext, options: RegistryMcpOp
     {
       capabilities: { tools: { listChanged: false }, resources: { subscribe: options.subscriptions, listChanged: false } },
       instructions: instructions(options),
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
     },
   );
 

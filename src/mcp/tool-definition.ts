@@ -43,8 +43,20 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Tool["inputSch
   return { ...rest, type: "object" } as Tool["inputSchema"];
 }
 
-/** The tool as `tools/list` shows it. */
+// Converting the zod schemas costs milliseconds, and stateless HTTP builds a server per request.
+const listed = new WeakMap<ToolDefinition, Tool>();
+
+/** The tool as `tools/list` shows it (built once per tool). */
 export function listedTool(tool: ToolDefinition): Tool {
+  let shown = listed.get(tool);
+  if (shown === undefined) {
+    shown = buildListing(tool);
+    listed.set(tool, shown);
+  }
+  return shown;
+}
+
+function buildListing(tool: ToolDefinition): Tool {
   return {
     name: tool.name,
     title: tool.title,

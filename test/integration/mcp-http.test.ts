@@ -151,11 +151,14 @@ describe("the guard", () => {
     expect(guarded.stderr()).not.toContain(TOKEN);
   });
 
-  it("answers 405 to GET (stateless: no event stream) and 404 off /mcp", async () => {
+  it("answers 405 to GET (stateless: no event stream), 404 off /mcp, and a parse error to a body that is not JSON", async () => {
     const res = await fetch(open.url, { method: "GET", headers: { accept: "text/event-stream" } });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     const off = await fetch(open.url.replace("/mcp", "/other"), { method: "POST" });
     expect(off.status).toBe(404);
+    const notJson = await fetch(open.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{nope" });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 });
