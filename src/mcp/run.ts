@@ -39,7 +39,7 @@ export async function runMcp(deps: RunMcpDeps): Promise<void> {
     delegateTimeoutMs: config.delegateTimeoutMs,
     maxDelegateTimeoutMs: config.maxDelegateTimeoutMs,
   };
-  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: config.httpPort === undefined, tenant: client.tenant };
+  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: config.httpPort === undefined, tenant: client.tenant, log };
   const teardown: Array<() => Promise<void> | void> = [];
   try {
     if (config.httpPort === undefined) {

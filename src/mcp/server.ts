@@ -19,6 +19,8 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { packageVersion } from "../version.js";
+import type { Logger } from "../service/logger.js";
+import type { ToolErrorBody } from "./tool-error.js";
 import { CAPABILITIES_URI, cardTemplate, listResources, readResource } from "./resources.js";
 import { callTool, listedTool, type ToolContext } from "./tool-definition.js";
 import { registryTools } from "./tools.js";
@@ -32,6 +34,8 @@ export type RegistryMcpOptions = {
   subscriptions: boolean;
   /** Said in the instructions, so a model knows which view it sees. */
   tenant?: string | undefined;
+  /** Each call at debug; failures that are not the caller's (internal, unavailable) at warn. */
+  log: Logger;
 };
 
 export type RegistryMcpServer = {
@@ -72,10 +76,16 @@ export function createRegistryMcpServer(ctx: ToolContext, options: RegistryMcpOp
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const tool = byName.get(req.params.name);
     if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `unknown tool ${req.params.name}; tools/list names them`);
-    return callTool(tool, req.params.arguments, ctx);
+    const started = performance.now();
+    const result = await callTool(tool, req.params.arguments, ctx);
+    const error = result.isError ? (result.structuredContent as ToolErrorBody).error : undefined;
+    const fields = { tool: tool.name, ms: Math.round((performance.now() - started) * 10) / 10, ...(error ? { code: error.code } : {}) };
+    if (error && (error.code === "internal" || error.code === "unavailable")) options.log.warn({ ...fields, message: error.message }, "tool call failed");
+    else options.log.debug(fields, "tool call");
+    return result;
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ctx.client, req.params?.cursor));

@@ -363,5 +363,8 @@ describe("stdout", () => {
     expect(byId.get(3).result.structuredContent.error.code).toBe("not_found");
     expect(byId.get(5).error.code).toBe(-32002);
     expect(err).toContain("MCP server on stdio");
+    // The debug line of each call went to stderr too, never to stdout.
+    const callLogs = err.split("\n").filter((l) => l.includes('"msg":"tool call"')).map((l) => JSON.parse(l));
+    expect(callLogs).toEqual(expect.arrayContaining([expect.objectContaining({ tool: "agent_get", code: "not_found" }), expect.objectContaining({ tool: "registry_health" })]));
   });
 });
