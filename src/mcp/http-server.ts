@@ -40,6 +40,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: McpHtt
   }
   // Stateless: no event stream to open (GET) and no session to end (DELETE).
   if (req.method !== "POST") return rpcError(res, 405, `method ${req.method} not allowed: this endpoint is stateless, POST only`, { allow: "POST" });
+  const body = await readJson(req, res);
+  if (body === undefined) return;
   const server = options.newServer();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
@@ -47,8 +49,6 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: McpHtt
     void server.close();
   });
   await server.connect(transport);
-  const body = await readJson(req, res);
-  if (body === undefined) return;
   await transport.handleRequest(req, res, body.value);
 }
 
@@ -59,28 +59,40 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * The body as JSON, read here rather than by the SDK (which reads it through a web stream:
  * more than half a millisecond a call); answered, and undefined, when too large or not JSON.
  */
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
+function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined> {
+  const tooLarge = () => {
+    // The rest of the body is not read: the connection closes after this answer.
+    rpcError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`, { connection: "close" });
+    req.pause();
+  };
   if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
-    rpcError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`);
-    return undefined;
+    tooLarge();
+    return Promise.resolve(undefined);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      rpcError(res, 413, `request body over ${MAX_BODY_BYTES} bytes`);
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-  } catch {
-    res.writeHead(400, { "content-type": "application/json" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }));
-    return undefined;
-  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) return;
+      req.off("data", onData);
+      tooLarge();
+      resolve(undefined);
+    };
+    req.on("data", onData);
+    req.once("error", reject);
+    req.once("end", () => {
+      if (size > MAX_BODY_BYTES) return;
+      try {
+        resolve({ value: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null }));
+        resolve(undefined);
+      }
+    });
+  });
 }
 
 export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpEndpoint> {

@@ -151,12 +151,28 @@ describe("the guard", () => {
     expect(guarded.stderr()).not.toContain(TOKEN);
   });
 
-  it("answers 405 to GET (stateless: no event stream), 404 off /mcp, and a parse error to a body that is not JSON", async () => {
+  it("answers 405 to GET (stateless: no event stream), 404 off /mcp, 413 to a body over 4 MiB, and a parse error to one that is not JSON", async () => {
     const res = await fetch(open.url, { method: "GET", headers: { accept: "text/event-stream" } });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     const off = await fetch(open.url.replace("/mcp", "/other"), { method: "POST" });
     expect(off.status).toBe(404);
+    const huge = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "search", arguments: { query: "x".repeat(4 * 1024 * 1024) } } };
+    const tooLarge = await post(open.port, {}, huge);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error.message).toContain("request body over");
+    // Without a Content-Length (chunked), the bound is counted while reading.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: open.port, path: "/mcp", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      const chunk = "x".repeat(1024 * 1024);
+      for (let i = 0; i < 5; i++) req.write(chunk);
+      req.end();
+    });
+    expect(chunked).toBe(413);
     const notJson = await fetch(open.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{nope" });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
