@@ -13,7 +13,7 @@ import type { Logger } from "../service/logger.js";
 import { watchCapabilityChanges } from "./capability-watch.js";
 import type { McpConfig } from "./config.js";
 import { allowedHostsFor, isLoopback } from "./http-guard.js";
-import { startMcpHttp } from "./http-server.js";
+import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
 import { PayloadChecker } from "./payload-check.js";
 import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
 import type { ToolContext } from "./tool-definition.js";
@@ -30,16 +30,34 @@ export type RunMcpDeps = {
   stdout?: Writable;
 };
 
+/** What the tools work with: the client, the connection delegated tasks go over, the payload checker. */
+export function toolContext(client: RegistryClient, nc: NatsConnection, config: Pick<McpConfig, "delegateTimeoutMs" | "maxDelegateTimeoutMs">): ToolContext {
+  return { client, nc, payloads: new PayloadChecker(), delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
+}
+
+export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate"> & { httpPort: number };
+
+/** The stateless HTTP endpoint over a tool context: `agent-registry mcp --http-port`, and `serve` with REGISTRY_MCP_HTTP_PORT. */
+export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolContext, log: Logger): Promise<McpHttpEndpoint> {
+  if (!isLoopback(settings.httpHost) && settings.token === undefined) {
+    log.warn({ host: settings.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
+  }
+  const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.client.tenant, log };
+  const endpoint = await startMcpHttp({
+    host: settings.httpHost,
+    port: settings.httpPort,
+    guard: { allowedHosts: allowedHostsFor(settings.httpHost, settings.allowedHosts ?? []), allowedOrigins: settings.allowedOrigins ?? [], token: settings.token },
+    newServer: () => createRegistryMcpServer(ctx, options).server,
+    log,
+  });
+  log.info({ url: endpoint.url, port: endpoint.port, token: settings.token !== undefined, tenant: ctx.client.tenant ?? null, delegate: settings.delegate }, `MCP server at ${endpoint.url}`);
+  return endpoint;
+}
+
 export async function runMcp(deps: RunMcpDeps): Promise<void> {
   const { config, nc, client, log } = deps;
-  const ctx: ToolContext = {
-    client,
-    nc,
-    payloads: new PayloadChecker(),
-    delegateTimeoutMs: config.delegateTimeoutMs,
-    maxDelegateTimeoutMs: config.maxDelegateTimeoutMs,
-  };
-  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: config.httpPort === undefined, tenant: client.tenant, log };
+  const ctx = toolContext(client, nc, config);
+  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: true, tenant: client.tenant, log };
   const teardown: Array<() => Promise<void> | void> = [];
   try {
     if (config.httpPort === undefined) {
@@ -60,18 +78,8 @@ export async function runMcp(deps: RunMcpDeps): Promise<void> {
       log.info({ tools: options.delegate ? "with tasks_delegate" : "queries only", tenant: client.tenant ?? null, prefix: client.subjects.prefix }, "MCP server on stdio");
       await Promise.race([ended, deps.until]);
     } else {
-      if (!isLoopback(config.httpHost) && config.token === undefined) {
-        log.warn({ host: config.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
-      }
-      const endpoint = await startMcpHttp({
-        host: config.httpHost,
-        port: config.httpPort,
-        guard: { allowedHosts: allowedHostsFor(config.httpHost, config.allowedHosts ?? []), allowedOrigins: config.allowedOrigins ?? [], token: config.token },
-        newServer: () => createRegistryMcpServer(ctx, options).server,
-        log,
-      });
+      const endpoint = await startHttpFront({ ...config, httpPort: config.httpPort }, ctx, log);
       teardown.push(() => endpoint.close());
-      log.info({ url: endpoint.url, port: endpoint.port, token: config.token !== undefined, tenant: client.tenant ?? null }, `MCP server at ${endpoint.url}`);
       await deps.until;
     }
   } finally {
