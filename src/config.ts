@@ -61,6 +61,14 @@ export const CONFIG_VARIABLES = [
   { key: "requestTimeoutMs", env: "REGISTRY_REQUEST_TIMEOUT_MS", flag: "request-timeout-ms", default: 5000, doc: "timeout of JetStream API calls and store writes" },
   { key: "httpPort", env: "REGISTRY_HTTP_PORT", flag: "http-port", default: 8080, doc: "ops HTTP server port (/metrics /healthz /readyz); 0 picks a free port" },
   { key: "httpHost", env: "REGISTRY_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "ops HTTP server address" },
+  { key: "mcpHttpPort", env: "REGISTRY_MCP_HTTP_PORT", flag: "mcp-http-port", default: undefined, doc: "also serve the MCP endpoint (Streamable HTTP at POST /mcp, docs/mcp.md) on this port; 0 picks a free port; unset: off" },
+  { key: "mcpHttpHost", env: "REGISTRY_MCP_HTTP_HOST", flag: "mcp-http-host", default: "127.0.0.1", doc: "address the MCP endpoint binds to" },
+  { key: "mcpToken", env: "REGISTRY_MCP_TOKEN", flag: "mcp-token", default: undefined, doc: "bearer token every MCP request must carry (never logged)" },
+  { key: "mcpAllowedHosts", env: "REGISTRY_MCP_ALLOWED_HOSTS", flag: "mcp-allowed-hosts", default: undefined, doc: "more host names an MCP request's Host may name, comma-separated (loopback names and the bind address always)" },
+  { key: "mcpAllowedOrigins", env: "REGISTRY_MCP_ALLOWED_ORIGINS", flag: "mcp-allowed-origins", default: undefined, doc: "origins a browser's MCP request may come from, comma-separated (unset: loopback origins only)" },
+  { key: "mcpDelegate", env: "REGISTRY_MCP_DELEGATE", flag: "mcp-delegate", default: false, doc: "list the tasks_delegate tool on the MCP endpoint" },
+  { key: "mcpDelegateTimeoutMs", env: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS", flag: "mcp-delegate-timeout-ms", default: 30000, doc: "how long tasks_delegate waits when the call gives no timeout_ms" },
+  { key: "mcpMaxDelegateTimeoutMs", env: "REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS", flag: "mcp-max-delegate-timeout-ms", default: 300000, doc: "the longest timeout_ms a tasks_delegate call may ask for" },
   { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
@@ -114,10 +122,22 @@ export const configSchema = z.object({
   requestTimeoutMs: int(100).default(5000),
   httpPort: int(0, 65535).default(8080),
   httpHost: z.string().min(1).default("0.0.0.0"),
+  mcpHttpPort: int(0, 65535).optional(),
+  mcpHttpHost: z.string().min(1).default("127.0.0.1"),
+  mcpToken: optionalString,
+  mcpAllowedHosts: optionalString,
+  mcpAllowedOrigins: optionalString,
+  mcpDelegate: bool.default(false),
+  mcpDelegateTimeoutMs: int(1, 600_000).default(30000),
+  mcpMaxDelegateTimeoutMs: int(1, 600_000).default(300000),
   registryFile: optionalString,
   replicaName: optionalString,
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 })
+  .refine((c) => c.mcpDelegateTimeoutMs <= c.mcpMaxDelegateTimeoutMs, {
+    message: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS must not exceed REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS",
+    path: ["mcpDelegateTimeoutMs"],
+  })
   .refine((c) => c.minHeartbeatIntervalMs <= c.maxHeartbeatIntervalMs, {
     message: "REGISTRY_MIN_HEARTBEAT_INTERVAL_MS must not exceed REGISTRY_MAX_HEARTBEAT_INTERVAL_MS",
     path: ["minHeartbeatIntervalMs"],
@@ -166,7 +186,7 @@ export function loadConfig(
 /** The configuration as it may be logged: secrets replaced. */
 export function redactedConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
-  for (const key of ["natsPassword", "natsToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
+  for (const key of ["natsPassword", "natsToken", "mcpToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
   return out;
 }
 

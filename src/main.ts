@@ -113,6 +113,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.loadRegistryFile(ctx, useCases);
+    await steps.serveMcp(ctx, nats);
     await steps.serve(ctx, nats, useCases, stores);
   }
 

@@ -34,6 +34,7 @@ import type { Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import type { TeardownStack } from "./teardown-stack.js";
 import { LEASE_KEY } from "./domain/view/records.js";
+import { RegistryClient } from "./client/registry-client.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -353,6 +354,33 @@ export async function serve(ctx: StartContext, { nc }: Nats, { lease, evictor }:
     const timer = setInterval(measure, STORE_SIZE_EVERY_MS).unref();
     ctx.teardown.defer("stopping the bucket size gauge", () => clearInterval(timer));
   }
+}
+
+const commaList = (v: string | undefined): string[] | undefined => v?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+
+/**
+ * With REGISTRY_MCP_HTTP_PORT, the MCP endpoint of PROTOCOL.md section 13 beside the API: the
+ * front of `agent-registry mcp --http-port`, asking the registry (whichever replica answers)
+ * through the SDK client on this replica's connection, so it is a client like any other.
+ * Closed before the endpoints stop, so its last answers still reach the API.
+ */
+export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
+  const { config } = ctx;
+  if (config.mcpHttpPort === undefined) return;
+  // Loaded only when asked for: the MCP SDK is not part of every start.
+  const { startHttpFront, toolContext } = await import("./mcp/run.js");
+  const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
+  const tools = toolContext(client, nc, { delegateTimeoutMs: config.mcpDelegateTimeoutMs, maxDelegateTimeoutMs: config.mcpMaxDelegateTimeoutMs });
+  const settings = {
+    httpPort: config.mcpHttpPort,
+    httpHost: config.mcpHttpHost,
+    token: config.mcpToken,
+    allowedHosts: commaList(config.mcpAllowedHosts),
+    allowedOrigins: commaList(config.mcpAllowedOrigins),
+    delegate: config.mcpDelegate,
+  };
+  const endpoint = await startHttpFront(settings, tools, ctx.root.child({ component: "mcp" }));
+  ctx.teardown.defer("closing the MCP endpoint", () => endpoint.close());
 }
 
 /** Resolves with `p`, or rejects with the abort reason as soon as `signal` aborts. */

@@ -1,6 +1,6 @@
 /**
  * The processes a benchmark runs: a nats-server, registry replicas (`agent-registry serve`,
- * compiled by build.ts), the bare responder of the lookup baseline, and the load process. Each is a separate OS process, so the load never shares the measured
+ * compiled by build.ts), the bare responder of the lookup baseline, the MCP front, and the load process. Each is a separate OS process, so the load never shares the measured
  * process's event loop and /proc reads of one pid mean one thing.
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
@@ -121,6 +121,28 @@ export async function startBareResponder(natsUrl: string, subject: string, body:
     await sleep(20);
   }
   return { pid: child.pid!, stop: () => terminate(child, exited, 5_000) };
+}
+
+export type McpProc = { readonly pid: number; readonly url: string; stop(): Promise<void> };
+
+/** `agent-registry mcp --http-port 0` from the compiled tree, once its log says where it listens. */
+export async function startMcpHttp(natsUrl: string, cpuProfDir?: string): Promise<McpProc> {
+  const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
+  const child = spawn(process.execPath, [...prof, "bench/.build/dist/cli/main.js", "mcp", "--http-port", "0", "--nats", natsUrl], {
+    cwd: ROOT,
+    env: { ...process.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs = keepLines(child);
+  const exited = exitOf(child);
+  const deadline = performance.now() + 30_000;
+  let url: string | undefined;
+  while ((url = logs.map((l) => /"url":"(http:[^"]+)"/.exec(l)?.[1]).find(Boolean)) === undefined) {
+    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the MCP server did not start:\n${logs.join("\n")}`);
+    await sleep(20);
+  }
+  return { pid: child.pid!, url, stop: () => terminate(child, exited, 5_000) };
 }
 
 export type LoadProc = {

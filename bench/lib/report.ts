@@ -124,7 +124,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
   ].join("\n");
 }
 
-const ORDER = ["lookup", "lookup-scaling", "registration", "fleet", "cold-start"];
+const ORDER = ["lookup", "lookup-scaling", "registration", "fleet", "cold-start", "mcp"];
 
 function keptFindings(doc: string): string {
   const start = doc.indexOf(FINDINGS_START);

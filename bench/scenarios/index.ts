@@ -4,6 +4,7 @@ import { coldStartScenario } from "./cold-start.js";
 import { fleetScenario } from "./fleet.js";
 import { lookupScalingScenario } from "./lookup-scaling.js";
 import { lookupScenario } from "./lookup.js";
+import { mcpScenario } from "./mcp.js";
 import { registrationScenario } from "./registration.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, fleetScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, mcpScenario, fleetScenario];

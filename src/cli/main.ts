@@ -15,6 +15,7 @@ import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
 import { lookupCommand } from "./commands/lookup.js";
 import { lsCommand } from "./commands/ls.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
 import { searchCommand } from "./commands/search.js";
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   deregisterCommand,
   watchCommand,
   validateCommand,
+  mcpCommand,
 ];
 
 export const version = packageVersion;

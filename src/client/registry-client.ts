@@ -22,6 +22,7 @@ import type {
   FindReply,
   FindRequest,
   GetReply,
+  GetRequest,
   HeartbeatReply,
   HeartbeatRequest,
   ListReply,
@@ -107,9 +108,12 @@ export class RegistryClient {
     return this.#query("lookup", typeof req === "string" ? { capability: req } : req, opts);
   }
 
-  /** One agent type; throws NotFoundError when unknown. */
-  get(agentType: string, opts?: QueryOptions): Promise<GetReply> {
-    return this.#query("get", { agent_type: agentType }, opts);
+  /**
+   * One agent type; throws NotFoundError when unknown. A request object can page the
+   * instances (`instances_limit`, `instances_cursor`); `getAll` follows them all.
+   */
+  get(req: GetRequest | string, opts?: QueryOptions): Promise<GetReply> {
+    return this.#query("get", typeof req === "string" ? { agent_type: req } : req, opts);
   }
 
   /** One page of agents, ordered by agent_type. */

@@ -15,7 +15,8 @@ export type SchemaProblem = { readonly path: string; readonly message: string };
 /** null when the schema compiles. */
 export type SchemaVerdict = SchemaProblem | null;
 
-const AJV_OPTIONS: Options = {
+/** ajv's options for agents' schemas; payload checks against them (src/mcp) use the same. */
+export const AJV_OPTIONS: Readonly<Options> = {
   strict: true,
   strictTypes: false,
   strictTuples: false,
@@ -38,6 +39,12 @@ const AJV_OPTIONS: Options = {
   keywords: ["x-mcp-header"],
 };
 const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
+
+/** True when a schema declares JSON Schema 2020-12 (else it is read as draft-07). */
+export function declaresDraft2020(schema: object): boolean {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  return declared === DRAFT_2020 || declared === `${DRAFT_2020}#`;
+}
 
 /**
  * Compilations per pair of ajv instances. ajv keeps every compiled schema and pattern in its
@@ -62,8 +69,7 @@ export class SchemaCompiler {
     }
     const patterns = patternProblem(schema);
     if (patterns) return patterns;
-    const declared = (schema as { $schema?: unknown }).$schema;
-    const ajv = declared === DRAFT_2020 || declared === `${DRAFT_2020}#` ? (this.draft2020 ??= new Ajv2020(AJV_OPTIONS)) : this.draft7;
+    const ajv = declaresDraft2020(schema) ? (this.draft2020 ??= new Ajv2020(AJV_OPTIONS)) : this.draft7;
     const knownRefs = new Set(Object.keys(ajv.refs));
     try {
       ajv.compile(schema);

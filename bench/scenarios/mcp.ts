@@ -1,0 +1,139 @@
+/**
+ * The MCP front's cost: `capability_lookup` over Streamable HTTP (a JSON-RPC `tools/call`
+ * POSTed to `agent-registry mcp --http-port`, which asks the registry over NATS) against the
+ * same lookup asked directly over NATS with RegistryClient, one request in flight each, in
+ * alternating rounds from this process. The difference is what HTTP, the MCP framing and the
+ * extra hop add to one answer.
+ */
+import { Agent, request } from "node:http";
+import { connect } from "../../src/client/connection.js";
+import { RegistryClient } from "../../src/client/registry-client.js";
+import { startMcpHttp } from "../lib/processes.js";
+import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
+import { capabilityCount, capabilityName, type FleetShape } from "../lib/specs.js";
+import { withStack } from "../lib/stack.js";
+import { Recorder, round } from "../lib/stats.js";
+
+const TARGET_RATIO = 2;
+
+export const mcpScenario: Scenario = {
+  name: "mcp",
+  title: "MCP capability_lookup over HTTP",
+  aliases: ["mcp-lookup"],
+  method:
+    "200 agent types, 4 capabilities each, 3 providers per capability. From the runner, one request in flight: " +
+    "`tools/call capability_lookup` POSTed as JSON-RPC to `agent-registry mcp --http-port` (stateless, JSON responses, a kept-alive " +
+    "connection), and as the baseline `RegistryClient.lookup` for the same random capabilities straight over NATS, " +
+    "in alternating rounds. Every answer is checked to name providers.",
+  async run(ctx: Context): Promise<ScenarioResult> {
+    const shape: FleetShape = { types: ctx.quick ? 30 : 200, capsPerType: 4, providersPerCap: 3 };
+    const perRound = ctx.quick ? 100 : 2000;
+    const rounds = ctx.quick ? 1 : 3;
+    return withStack(ctx, "mcp", async ({ server, load, registry }) => {
+      await registry();
+      await load.call("fleet", { shape, instancesPerType: 1, intervalMs: 3_600_000 });
+      const seeded = await load.call<{ errors: number; firstError?: string }>("register", { concurrency: 64 });
+      ctx.check(seeded.errors === 0, `seeding the fleet failed: ${seeded.firstError}`);
+      const mcp = await startMcpHttp(server.url, ctx.cpuProfDir ? `${ctx.cpuProfDir}/mcp` : undefined);
+      const nc = await connect({ servers: server.url, name: "bench-mcp-baseline" });
+      // node:http with one kept-alive connection, as an MCP client keeps its connection.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const client = new RegistryClient(nc);
+        const total = capabilityCount(shape);
+        const pick = () => capabilityName(Math.floor(Math.random() * total));
+        let id = 0;
+        let failures = 0;
+        let firstFailure: string | undefined;
+        const fail = (why: string) => {
+          failures++;
+          firstFailure ??= why;
+        };
+        const endpoint = new URL(mcp.url);
+        const post = (text: string) =>
+          new Promise<{ status: number; text: string }>((resolve, reject) => {
+            const req = request(
+              {
+                agent,
+                host: endpoint.hostname,
+                port: endpoint.port,
+                path: endpoint.pathname,
+                method: "POST",
+                headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", "content-length": Buffer.byteLength(text) },
+              },
+              (res) => {
+                let data = "";
+                res.setEncoding("utf8");
+                res.on("data", (c: string) => (data += c));
+                res.on("end", () => resolve({ status: res.statusCode ?? 0, text: data }));
+              },
+            );
+            req.on("error", reject);
+            req.end(text);
+          });
+        const overHttp = async (capability: string): Promise<void> => {
+          const res = await post(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "capability_lookup", arguments: { capability } } }));
+          const body = JSON.parse(res.text) as { result?: { isError?: boolean; structuredContent?: { providers?: unknown[] } } };
+          if (res.status !== 200 || body.result?.isError || !body.result?.structuredContent?.providers?.length) fail(`HTTP ${res.status}: ${res.text.slice(0, 200)}`);
+        };
+        const overNats = async (capability: string): Promise<void> => {
+          const r = await client.lookup(capability);
+          if (r.providers.length === 0) fail(`no provider of ${capability}`);
+        };
+        const measure = async (ask: (c: string) => Promise<void>, n: number, ...into: Recorder[]): Promise<void> => {
+          for (let i = 0; i < n; i++) {
+            const started = performance.now();
+            await ask(pick());
+            const ms = performance.now() - started;
+            for (const r of into) r.add(ms);
+          }
+        };
+        // Warm-up: JIT of both sides, the HTTP connection, the registry's lookup cache.
+        await measure(overHttp, ctx.quick ? 50 : 500);
+        await measure(overNats, ctx.quick ? 50 : 500);
+        const http = new Recorder();
+        const direct = new Recorder();
+        const p50s: Array<{ http: number; nats: number }> = [];
+        for (let r = 0; r < rounds; r++) {
+          const h = new Recorder();
+          const d = new Recorder();
+          await measure(overNats, perRound, d, direct);
+          await measure(overHttp, perRound, h, http);
+          const hs = h.summary();
+          const ds = d.summary();
+          p50s.push({ http: hs.p50, nats: ds.p50 });
+          for (const v of [hs, ds]) ctx.check(v.count === perRound, "a round lost samples");
+          ctx.log(`round ${r + 1}: capability_lookup over HTTP p50 ${hs.p50.toFixed(3)} ms, NATS lookup p50 ${ds.p50.toFixed(3)} ms`);
+        }
+        ctx.check(failures === 0, `requests failed (${failures}): ${firstFailure}`);
+        const hs = http.summary();
+        const ds = direct.summary();
+        const p50Ratio = hs.p50 / ds.p50;
+        return {
+          rows: [
+            {
+              measure: "capability_lookup over MCP HTTP, p50",
+              figure: `${hs.p50.toFixed(3)} ms (${ratio(p50Ratio)} baseline)`,
+              baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
+              target: `<= ${TARGET_RATIO} x baseline`,
+              pass: p50Ratio <= TARGET_RATIO,
+            },
+            {
+              measure: "capability_lookup over MCP HTTP, p99",
+              figure: `${hs.p99.toFixed(3)} ms (${ratio(hs.p99 / ds.p99)} baseline)`,
+              baseline: `${ds.p99.toFixed(3)} ms lookup over NATS`,
+              target: "",
+              pass: null,
+            },
+          ],
+          notes: [`${fmt(hs.count)} requests each way, one in flight; per-round p50s (ms, HTTP / NATS): ${p50s.map((p) => `${round(p.http, 3)} / ${round(p.nats, 3)}`).join(", ")}`],
+          details: { shape, http: hs, nats: ds, rounds: p50s },
+        };
+      } finally {
+        agent.destroy();
+        await nc.close();
+        await mcp.stop();
+      }
+    });
+  },
+};

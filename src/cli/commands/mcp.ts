@@ -1,0 +1,58 @@
+/**
+ * `mcp`: the registry as an MCP server (PROTOCOL.md section 13) for LLM coordinators, over
+ * stdio (what an MCP client spawns) or Streamable HTTP. Logs are JSON lines on stderr: on
+ * stdio, stdout belongs to the protocol.
+ */
+import { MCP_VARIABLES, McpConfigError, loadMcpConfig } from "../../mcp/config.js";
+import type { Logger } from "../../service/logger.js";
+import { ExitCode, UsageError, type Command, type OptionSpec } from "../context.js";
+
+const flagDoc = (flag: (typeof MCP_VARIABLES)[number]["flag"]): string => {
+  const v = MCP_VARIABLES.find((c) => c.flag === flag)!;
+  return `${v.doc} (env ${v.env}${v.default !== undefined && v.default !== false ? `, default ${String(v.default)}` : ""})`;
+};
+
+const options: Record<string, OptionSpec> = {
+  "http-port": { type: "string", value: "PORT", description: flagDoc("http-port") },
+  "http-host": { type: "string", value: "HOST", description: flagDoc("http-host") },
+  "http-token": { type: "string", value: "TOKEN", description: flagDoc("http-token") },
+  "allowed-host": { type: "string", multiple: true, value: "NAME", description: flagDoc("allowed-host") },
+  "allowed-origin": { type: "string", multiple: true, value: "ORIGIN", description: flagDoc("allowed-origin") },
+  "enable-delegate": { type: "boolean", description: flagDoc("enable-delegate") },
+  "delegate-timeout": { type: "string", value: "MS", description: flagDoc("delegate-timeout") },
+  "max-delegate-timeout": { type: "string", value: "MS", description: flagDoc("max-delegate-timeout") },
+  "log-level": { type: "string", value: "LEVEL", description: flagDoc("log-level") },
+};
+
+export const mcpCommand: Command = {
+  name: "mcp",
+  summary: "serve the registry to MCP clients (LLM coordinators) over stdio, or Streamable HTTP with --http-port",
+  usage: "mcp [--http-port PORT [--http-host HOST] [--http-token TOKEN] [--allowed-host NAME]... [--allowed-origin ORIGIN]...] [--enable-delegate]",
+  examples: [
+    "agent-registry mcp --nats nats://127.0.0.1:4222",
+    "agent-registry mcp --tenant acme --enable-delegate --delegate-timeout 60000",
+    "REGISTRY_MCP_TOKEN=s3cret agent-registry mcp --http-port 3001",
+  ],
+  options,
+  args: { min: 0, max: 0 },
+  async run(ctx) {
+    let config;
+    try {
+      config = loadMcpConfig(ctx.values, ctx.io.env);
+    } catch (e) {
+      if (e instanceof McpConfigError) throw new UsageError(e.message);
+      throw e;
+    }
+    // Loaded here, so the other commands do not load the MCP SDK.
+    const [{ pino }, { runMcp }] = await Promise.all([import("pino"), import("../../mcp/run.js")]);
+    // Synchronous writes, so the last lines before an exit are not lost.
+    const log = pino(
+      { level: config.logLevel, base: { component: "mcp" }, redact: ["token", "*.token", "password", "*.password"] },
+      pino.destination({ dest: 2, sync: true }),
+    ) as unknown as Logger;
+    const nc = await ctx.nc();
+    const client = await ctx.client();
+    await runMcp({ config, nc, client, log, until: ctx.io.interrupted() });
+    return ExitCode.Ok;
+  },
+};

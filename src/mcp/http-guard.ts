@@ -1,0 +1,79 @@
+/**
+ * Who may talk to the MCP HTTP endpoint. A web page can make a browser send requests to a
+ * server on the user's machine, and with DNS rebinding its own name can resolve to 127.0.0.1:
+ * the `Host` header then names the attacker's host, and `Origin` its page. So every request
+ * must name an allowed host, any `Origin` must be an allowed one (clients that are not browsers
+ * send none), and when a token is configured it must come as `Authorization: Bearer`.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+
+export type HttpGuardOptions = {
+  /** Host names (no port) a request's `Host` may name. */
+  allowedHosts: readonly string[];
+  /** Exact origins (`scheme://host[:port]`) allowed; empty: any loopback origin. */
+  allowedOrigins: readonly string[];
+  token?: string | undefined;
+};
+
+export type Refusal = { status: 401 | 403; message: string; headers?: Record<string, string> };
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]", ""]);
+
+/** True for an address that only this machine can reach. */
+export const isLoopback = (host: string): boolean => LOOPBACK_NAMES.includes(bracketed(host)) || /^127\./.test(host);
+
+const bracketed = (host: string): string => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host).toLowerCase();
+
+/** The loopback names, the bind address unless it is a wildcard, and the names the operator added. */
+export function allowedHostsFor(bindHost: string, extra: readonly string[]): string[] {
+  const names = [...LOOPBACK_NAMES, ...(WILDCARD_BINDS.has(bindHost) ? [] : [bindHost]), ...extra];
+  return [...new Set(names.map(bracketed))];
+}
+
+/** `example.com:8080` -> `example.com`, `[::1]:80` -> `[::1]`. */
+export function hostName(hostHeader: string): string {
+  const h = hostHeader.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.indexOf(":");
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (allowed.length > 0) return allowed.some((a) => a.replace(/\/$/, "").toLowerCase() === url.origin.toLowerCase());
+  return (url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname);
+}
+
+const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
+
+/** Why the request is refused, or null when it may go on. */
+export function refusal(headers: IncomingHttpHeaders, options: HttpGuardOptions): Refusal | null {
+  const host = headers.host;
+  if (host === undefined || !options.allowedHosts.includes(hostName(host))) {
+    return { status: 403, message: `Host ${JSON.stringify(host ?? "")} is not allowed (allowed: ${options.allowedHosts.join(", ")}; --allowed-host adds one)` };
+  }
+  const origin = headers.origin;
+  if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
+    return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed (--allowed-origin adds one)` };
+  }
+  if (options.token !== undefined) {
+    const auth = headers.authorization ?? "";
+    const given = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() ?? "";
+    // Compared as digests so the time taken says nothing about the token's length or prefix.
+    if (!timingSafeEqual(digest(given), digest(options.token))) {
+      return {
+        status: 401,
+        message: given === "" ? "a bearer token is required" : "the bearer token is not valid",
+        headers: { "WWW-Authenticate": `Bearer realm="agent-registry"${given === "" ? "" : ', error="invalid_token"'}` },
+      };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,84 @@
+/**
+ * Checks a task payload against a capability's input schema before `tasks_delegate` sends it
+ * (PROTOCOL.md sections 11.4 and 13). ajv runs with the options the registry compiles agents'
+ * schemas with (schema-compiler.ts: no `$data`, no remote refs, the linear-time regex engine),
+ * plus every error, so a model learns all it must fix at once. The registry already compiled
+ * each schema when the agent registered, so a schema here is known to compile within bounds.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { AJV_OPTIONS, declaresDraft2020 } from "../domain/spec/schema-compiler.js";
+import type { ErrorIssue } from "../protocol/errors.js";
+
+/** Validators kept, by schema text; past it the oldest goes. */
+const CACHE_SIZE = 64;
+/** Compilations per pair of ajv instances, which keep every compiled schema for good (schema-compiler.ts). */
+const COMPILES_PER_INSTANCE = 50;
+
+const OPTIONS = { ...AJV_OPTIONS, allErrors: true };
+
+type Checked = { value: unknown; path: string };
+
+/**
+ * What is checked: the payload itself, or for an A2A message (`{"parts": [...]}`) the data of
+ * its first data part: `{"kind": "data", "data": ...}` (v0.3) or `{"data": ...}` (v1.0).
+ */
+export function checkedValue(payload: unknown): Checked | { problem: ErrorIssue } {
+  if (!isObject(payload) || !Array.isArray(payload["parts"])) return { value: payload, path: "payload" };
+  const parts = payload["parts"] as unknown[];
+  const at = parts.findIndex((p) => isObject(p) && Object.hasOwn(p, "data") && (p["kind"] === undefined || p["kind"] === "data"));
+  if (at < 0) return { problem: { path: "payload.parts", message: "an A2A message is checked through its first data part, and this one has none" } };
+  return { value: (parts[at] as Record<string, unknown>)["data"], path: `payload.parts.${at}.data` };
+}
+
+export class PayloadChecker {
+  #draft7 = new Ajv(OPTIONS);
+  #draft2020: Ajv2020 | undefined;
+  #compiles = 0;
+  readonly #validators = new Map<string, ValidateFunction>();
+
+  /** The problems of `payload` under `schema`; empty when it is valid. */
+  check(schema: unknown, payload: unknown): ErrorIssue[] {
+    if (schema === true || (isObject(schema) && Object.keys(schema).length === 0)) return [];
+    const target = checkedValue(payload);
+    if ("problem" in target) return [target.problem];
+    if (schema === false) return [{ path: target.path, message: "the capability's input schema accepts nothing" }];
+    if (!isObject(schema)) return [{ path: target.path, message: "the capability's input schema is not a schema" }];
+    const validate = this.#validator(schema);
+    if (validate(target.value)) return [];
+    return (validate.errors ?? []).map((e) => issueOf(e, target.path));
+  }
+
+  #validator(schema: Record<string, unknown>): ValidateFunction {
+    const key = JSON.stringify(schema);
+    const cached = this.#validators.get(key);
+    if (cached) return cached;
+    if (++this.#compiles > COMPILES_PER_INSTANCE) {
+      this.#draft7 = new Ajv(OPTIONS);
+      this.#draft2020 = undefined;
+      this.#compiles = 1;
+    }
+    const ajv = declaresDraft2020(schema) ? (this.#draft2020 ??= new Ajv2020(OPTIONS)) : this.#draft7;
+    let validate: ValidateFunction;
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      // Two agents may use the same $id: the compiled function is kept here, not in ajv.
+      ajv.removeSchema(schema);
+    }
+    if (this.#validators.size >= CACHE_SIZE) this.#validators.delete(this.#validators.keys().next().value!);
+    this.#validators.set(key, validate);
+    return validate;
+  }
+}
+
+/** `/items/0` with a missing `name` becomes `payload.items.0.name`. */
+function issueOf(e: ErrorObject, root: string): ErrorIssue {
+  const tokens = e.instancePath === "" ? [] : e.instancePath.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const params = e.params as { missingProperty?: string; additionalProperty?: string };
+  if (e.keyword === "required" && params.missingProperty !== undefined) tokens.push(params.missingProperty);
+  if (e.keyword === "additionalProperties" && params.additionalProperty !== undefined) tokens.push(params.additionalProperty);
+  return { path: [root, ...tokens].join("."), message: e.message ?? e.keyword };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

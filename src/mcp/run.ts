@@ -1,0 +1,94 @@
+/**
+ * The MCP front's composition: a tool context over the SDK client, then either one stdio
+ * session (stdout carries protocol frames and nothing else; logs go to stderr) or the HTTP
+ * endpoint, and the capability event subscription that feeds resource updates. Runs until
+ * `until` resolves (a signal) or, on stdio, the client closes the stream; then tears down in
+ * reverse order.
+ */
+import type { Readable, Writable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { RegistryClient } from "../client/registry-client.js";
+import type { Logger } from "../service/logger.js";
+import { watchCapabilityChanges } from "./capability-watch.js";
+import type { McpConfig } from "./config.js";
+import { allowedHostsFor, isLoopback } from "./http-guard.js";
+import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
+import { PayloadChecker } from "./payload-check.js";
+import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
+import type { ToolContext } from "./tool-definition.js";
+
+export type RunMcpDeps = {
+  config: McpConfig;
+  nc: NatsConnection;
+  client: RegistryClient;
+  log: Logger;
+  /** Resolves when the process is asked to stop. */
+  until: Promise<unknown>;
+  /** Where stdio's frames are read and written; the process's own by default. */
+  stdin?: Readable;
+  stdout?: Writable;
+};
+
+/** What the tools work with: the client, the connection delegated tasks go over, the payload checker. */
+export function toolContext(client: RegistryClient, nc: NatsConnection, config: Pick<McpConfig, "delegateTimeoutMs" | "maxDelegateTimeoutMs">): ToolContext {
+  return { client, nc, payloads: new PayloadChecker(), delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
+}
+
+export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate"> & { httpPort: number };
+
+/** The stateless HTTP endpoint over a tool context: `agent-registry mcp --http-port`, and `serve` with REGISTRY_MCP_HTTP_PORT. */
+export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolContext, log: Logger): Promise<McpHttpEndpoint> {
+  if (!isLoopback(settings.httpHost) && settings.token === undefined) {
+    log.warn({ host: settings.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
+  }
+  const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.client.tenant, log };
+  const endpoint = await startMcpHttp({
+    host: settings.httpHost,
+    port: settings.httpPort,
+    guard: { allowedHosts: allowedHostsFor(settings.httpHost, settings.allowedHosts ?? []), allowedOrigins: settings.allowedOrigins ?? [], token: settings.token },
+    newServer: () => createRegistryMcpServer(ctx, options).server,
+    log,
+  });
+  log.info({ url: endpoint.url, port: endpoint.port, token: settings.token !== undefined, tenant: ctx.client.tenant ?? null, delegate: settings.delegate }, `MCP server at ${endpoint.url}`);
+  return endpoint;
+}
+
+export async function runMcp(deps: RunMcpDeps): Promise<void> {
+  const { config, nc, client, log } = deps;
+  const ctx = toolContext(client, nc, config);
+  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: true, tenant: client.tenant, log };
+  const teardown: Array<() => Promise<void> | void> = [];
+  try {
+    if (config.httpPort === undefined) {
+      const session = createRegistryMcpServer(ctx, options);
+      const watch = watchCapabilityChanges(nc, client.subjects, () => {
+        session.capabilitiesChanged().catch((err: unknown) => log.warn({ err }, "could not send a resource update"));
+      }, log);
+      teardown.push(() => watch.stop());
+      const stdin = deps.stdin ?? process.stdin;
+      const transport = new StdioServerTransport(stdin, deps.stdout ?? process.stdout);
+      const ended = new Promise<void>((resolve) => {
+        stdin.on("end", resolve);
+        stdin.on("close", resolve);
+        transport.onclose = () => resolve();
+      });
+      await session.server.connect(transport);
+      teardown.push(() => session.server.close());
+      log.info({ tools: options.delegate ? "with tasks_delegate" : "queries only", tenant: client.tenant ?? null, prefix: client.subjects.prefix }, "MCP server on stdio");
+      await Promise.race([ended, deps.until]);
+    } else {
+      const endpoint = await startHttpFront({ ...config, httpPort: config.httpPort }, ctx, log);
+      teardown.push(() => endpoint.close());
+      await deps.until;
+    }
+  } finally {
+    for (const close of teardown.reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err }, "MCP teardown step failed");
+      }
+    }
+  }
+}

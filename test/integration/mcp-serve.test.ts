@@ -1,0 +1,61 @@
+/**
+ * `serve` with REGISTRY_MCP_HTTP_PORT (PROTOCOL.md section 13): the registry process serves the
+ * MCP endpoint beside its API, driven here by the MCP SDK's own client over Streamable HTTP,
+ * with the token it was given; a registration shows in the next answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect, RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
+import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
+import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { call, mcpOverHttp } from "../harness/mcp.js";
+import { waitFor } from "../harness/wait.js";
+
+let server: NatsTestServer;
+let registry: TestRegistry;
+let nc: NatsConnection;
+let url = "";
+
+beforeAll(async () => {
+  server = await withNatsServer();
+  registry = await startRegistry(server.url, { mcpHttpPort: 0, mcpToken: "serve-token" });
+  await waitFor(() => (url = String(registry.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
+    message: "the MCP endpoint's log line",
+  });
+  nc = await connect({ servers: server.url });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await registry?.stop();
+  await server?.stop();
+});
+
+describe("serve with an MCP endpoint", () => {
+  it("answers the SDK's client with the bearer token, from the registry's own view", async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const mcp = await mcpOverHttp(url, { authorization: "Bearer serve-token" });
+    try {
+      const { tools } = await mcp.client.listTools();
+      expect(tools.map((t) => t.name)).not.toContain("tasks_delegate");
+      const client = new RegistryClient(nc, { prefix: configOf(registry).prefix });
+      await client.register({ spec: spec("planner") as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+      // The tools take no min_revision: wait until the view has applied the registration.
+      let providers: string[] = [];
+      await waitFor(async () => {
+        const lookup = await call(mcp.client, "capability_lookup", { capability: "planner.run" });
+        providers = lookup.body.providers.map((p: { agent_type: string }) => p.agent_type);
+        return providers.length > 0;
+      });
+      expect(providers).toEqual(["planner"]);
+      expect((await call(mcp.client, "registry_health")).body).toMatchObject({ healthy: true, agents: 1, ready_agents: 1 });
+    } finally {
+      await mcp.close();
+    }
+    await expect(mcpOverHttp(url)).rejects.toThrow();
+  });
+
+  it("never logs the token", () => {
+    expect(JSON.stringify(registry.logs)).not.toContain("serve-token");
+  });
+});
