@@ -158,21 +158,31 @@ describe("the guard", () => {
     const off = await fetch(open.url.replace("/mcp", "/other"), { method: "POST" });
     expect(off.status).toBe(404);
     const huge = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "search", arguments: { query: "x".repeat(4 * 1024 * 1024) } } };
-    const tooLarge = await post(open.port, {}, huge);
-    expect(tooLarge.status).toBe(413);
-    expect(tooLarge.body.error.message).toContain("request body over");
+    // The 413 may race the client's own write of the 4 MiB (EPIPE/ECONNRESET on Node 24): a
+    // closed socket before the body was read whole is the same refusal.
+    const tooLarge = await post(open.port, {}, huge).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE" || e.code === "ECONNRESET") return "closed" as const;
+      throw e;
+    });
+    if (tooLarge !== "closed") {
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.body.error.message).toContain("request body over");
+    }
     // Without a Content-Length (chunked), the bound is counted while reading.
-    const chunked = await new Promise<number>((resolve, reject) => {
+    // The server answers 413 and closes while the client is still writing: depending on the
+    // Node version and timing the client sees the 413 or only the closed socket (EPIPE or
+    // ECONNRESET, seen on Node 24). Either way the body was refused before it was read whole.
+    const chunked = await new Promise<number | "closed">((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port: open.port, path: "/mcp", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
-      req.on("error", reject);
+      req.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" || e.code === "ECONNRESET" ? resolve("closed") : reject(e)));
       const chunk = "x".repeat(1024 * 1024);
       for (let i = 0; i < 5; i++) req.write(chunk);
       req.end();
     });
-    expect(chunked).toBe(413);
+    expect([413, "closed"]).toContain(chunked);
     const notJson = await fetch(open.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{nope" });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
