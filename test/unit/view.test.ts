@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/view/events.js";
 import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
 import {
@@ -404,5 +405,57 @@ describe("RegistryView: when this replica heard each instance (observed_at), on 
     view.apply(agentPut(2, makeSpec("alpha")));
     expect(view.instance("alpha", "i1")?.observed_at).toBe(1000);
     expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 1000, minIntervalMs: 1000 });
+  });
+});
+
+describe("RegistryView.instanceCount: the tally the fleet gauges read", () => {
+  const STATUSES: InstanceStatus[] = ["registered", "ready", "draining"];
+  const countByPass = (view: RegistryView, status: InstanceStatus): number => {
+    let n = 0;
+    for (const a of view.all()) for (const i of a.instances.values()) if (i.status === status) n++;
+    return n;
+  };
+  // Any order of agent records, instance writes, tombstones, deletes and clears: instances of
+  // an agent type whose record is unknown (orphans) count only once the record arrives.
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom("a", "b", "c") }),
+    fc.record({ kind: fc.constant("agent-del" as const), type: fc.constantFrom("a", "b", "c") }),
+    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3"), status: fc.constantFrom(...STATUSES) }),
+    fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3") }),
+    fc.record({ kind: fc.constant("instance-del" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3") }),
+    fc.record({ kind: fc.constant("clear" as const) }),
+  );
+
+  it("equals a count over every live instance after any sequence of entries", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const view = new RegistryView();
+        let rev = 0;
+        for (const o of ops) {
+          rev++;
+          if (o.kind === "agent") view.apply(agentPut(rev, makeSpec(o.type)));
+          else if (o.kind === "agent-del") view.apply(del(agentKey(o.type), rev));
+          else if (o.kind === "instance") view.apply(instPut(rev, o.type, o.id, { status: o.status }));
+          else if (o.kind === "gone") view.apply(gonePut(rev, o.type, o.id, "evicted", rev));
+          else if (o.kind === "instance-del") view.apply(del(instanceKey(o.type, o.id), rev));
+          else view.clear();
+          // clear() resets the revision: later entries must still apply.
+          if (o.kind === "clear") rev = 0;
+          for (const s of STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
+        }
+      }),
+    );
+  });
+
+  it("counts a status change once and a departure once", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1", { status: "registered" }));
+    view.apply(instPut(3, "alpha", "i1", { status: "ready" }));
+    view.apply(instPut(4, "alpha", "i1", { status: "ready" }));
+    expect([view.instanceCount("registered"), view.instanceCount("ready")]).toEqual([0, 1]);
+    view.apply(gonePut(5, "alpha", "i1", "evicted", 5000));
+    view.apply(del(instanceKey("alpha", "i1"), 6));
+    expect(view.instanceCount("ready")).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ import {
   type AgentRecord,
 } from "./records.js";
 import { checkKeyTokens } from "./record-shapes.js";
-import { AgentStatus, aggregateStatus, type AgentState, type InstanceState, type Mutable } from "./model.js";
+import { AgentStatus, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "./model.js";
 import type { DerivedEvent, StoreEvent } from "./events.js";
 import type { Current } from "../lifecycle/registration.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
@@ -27,6 +27,7 @@ import { detached, hasKeys, NO_METADATA, sharedStatus } from "./memory.js";
 import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
 import { InstanceChanges } from "./instance-changes.js";
 import { isSubjectClaimKey, SubjectClaimBook } from "./subject-claims.js";
+import { InstanceTally } from "./instance-tally.js";
 
 /** Something kept in step with agents (query indexes); told of every change but plain heartbeats. */
 export type AgentListener = { update(agentType: string, agent: AgentState | undefined): void };
@@ -77,6 +78,8 @@ export class RegistryView {
   private readonly changes = new InstanceChanges();
   /** Which agent type owns which nats_subject (the `_registry.subjects.*` keys). */
   readonly claims = new SubjectClaimBook();
+  /** Live instances of known agent types by status, for the gauges (no pass over the fleet). */
+  private readonly tally = new InstanceTally();
 
   /**
    * `clock` is this replica's own: each live instance record applied is stamped with it
@@ -107,6 +110,11 @@ export class RegistryView {
 
   all(): IterableIterator<AgentState> {
     return this.agents.values();
+  }
+
+  /** Live instances of known agent types with this status; kept as entries apply, O(1). */
+  instanceCount(status: InstanceStatus): number {
+    return this.tally.count(status);
   }
 
   get size(): number {
@@ -204,6 +212,7 @@ export class RegistryView {
     this.orphanTombstones.clear();
     this.index.clear();
     this.claims.clear();
+    this.tally.clear();
     this.revision = 0;
     for (const t of types) this.notify(t, undefined);
   }
@@ -260,6 +269,7 @@ export class RegistryView {
       this.agents.delete(agentType);
       this.schemas.gone(agentType);
       this.index.remove(agentType, existing.spec);
+      this.tally.removedAll(existing.instances.values());
       // Its instances' keys are still in the store: kept as orphans, so a readable record that
       // comes back finds them, as when instances arrive before their agent record.
       if (existing.instances.size > 0) this.orphans.set(agentType, existing.instances);
@@ -296,8 +306,9 @@ export class RegistryView {
       this.orphans.delete(agentType);
       this.orphanTombstones.delete(agentType);
       this.agents.set(agent.agent_type, agent);
-      // Orphans become evictable only now.
+      // Orphans become evictable, and counted, only now.
       for (const i of agent.instances.values()) this.changes.note(i);
+      this.tally.addedAll(agent.instances.values());
     }
     this.index.add(agentType, agent.spec);
     this.refreshStatus(agent);
@@ -344,6 +355,8 @@ export class RegistryView {
       this.changes.note(next);
       gone.delete(instanceId);
       if (agent) {
+        if (statusBefore === undefined) this.tally.added(next.status);
+        else this.tally.moved(statusBefore, next.status);
         // A live instance registering again yields no event of its own, except when it
         // overwrote its version's spec: that must show in the stored history (PROTOCOL.md section 9).
         if (!previous || record.replaced === true) {
@@ -360,6 +373,7 @@ export class RegistryView {
       if (previous) {
         instances.delete(instanceId);
         if (agent) {
+          this.tally.removed(previous.status);
           agent.left_at = Math.max(agent.left_at, record && record.kind === "gone" ? record.at : entry.created);
           events.push(deregisteredEvent(agentType, instanceId, previous, record && record.kind === "gone" ? record.reason : RemovalReason.Operator, instances.size === 0, entry.revision));
         }
