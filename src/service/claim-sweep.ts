@@ -15,6 +15,10 @@ import { AgentStatus, type AgentState } from "../domain/view/model.js";
 import { encodeClaim, subjectClaimKey } from "../domain/view/subject-claims.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "./logger.js";
+import { loopPacer } from "./loop-pacer.js";
+
+/** Agent types looked at between two turns of the event loop (loop-pacer.ts). */
+const SLICE = 500;
 
 export class ClaimSweep {
   /** Orphan claims seen by the last sweep: key -> the revision they had then. */
@@ -53,7 +57,12 @@ export class ClaimSweep {
   private async claimUnclaimed(now: number): Promise<void> {
     const { view, store } = this.deps;
     const unclaimed: AgentState[] = [];
-    for (const a of view.all()) if (!view.claims.forSubject(a.spec.nats_subject)) unclaimed.push(a);
+    const pace = loopPacer(SLICE);
+    // A Map's iterator stays valid while the view changes between slices.
+    for (const a of view.all()) {
+      if (!view.claims.forSubject(a.spec.nats_subject)) unclaimed.push(a);
+      await pace();
+    }
     if (unclaimed.length === 0) return;
     // Two types sharing a subject from before claims: the live one keeps it.
     const live = (a: AgentState): number => (a.status === AgentStatus.Deregistered ? 1 : 0);

@@ -17,9 +17,12 @@ import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { ClaimSweep } from "./claim-sweep.js";
 import { guardedInterval } from "./guarded.js";
+import { loopPacer } from "./loop-pacer.js";
 
 const CONCURRENCY = 64;
 const SWEEP_EVERY_MS = 30_000;
+/** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
+const SWEEP_SLICE = 500;
 
 export type EvictorHooks = {
   onEvicted?: (instance: InstanceState, latenessMs: number) => void;
@@ -193,7 +196,9 @@ export class Evictor {
     const { view, store } = this.deps;
     const types = new Set<string>([...view.orphanTombstoneTypes()]);
     for (const a of view.all()) types.add(a.agent_type);
+    const pace = loopPacer(SWEEP_SLICE);
     for (const agentType of types) {
+      await pace();
       for (const [instanceId, t] of view.tombstones(agentType)) {
         if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision));
       }
