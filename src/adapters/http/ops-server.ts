@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { isRegistryError } from "../../domain/errors.js";
 
 export interface HealthCheck {
   ok: boolean;
@@ -106,10 +107,9 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
     try {
       return sendJson(res, 200, which === "card" ? await documents.card(agentType) : await documents.toolspec(agentType));
     } catch (e) {
-      const status = replyStatus(e);
-      if (status === undefined) throw e;
-      const { code, message } = e as { code: string; message: string };
-      return sendJson(res, status, { error: { code, message } });
+      // The registry's own refusals (not_found, unavailable while loading...) keep their status.
+      if (!isRegistryError(e)) throw e;
+      return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
     }
   }
 
@@ -181,12 +181,6 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 const AGENT_DOCUMENT_RE = /^\/agents\/([^/]+)\/(agent-card\.json|toolspec\.json)$/;
 
 /** The HTTP status of an error reply of the registry (a 4xx or 503 is the caller's to know), else undefined. */
-function replyStatus(e: unknown): number | undefined {
-  const status = (e as { status?: unknown } | null)?.status;
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof status === "number" && typeof code === "string" && status < 500 ? status : undefined;
-}
-
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
   res.statusCode = status;
   res.setHeader("Content-Type", contentType);
