@@ -3,6 +3,7 @@
  * MCP endpoint beside its API, driven here by the MCP SDK's own client over Streamable HTTP,
  * with the token it was given; a registration shows in the next answer.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect, RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
@@ -57,5 +58,37 @@ describe("serve with an MCP endpoint", () => {
 
   it("never logs the token", () => {
     expect(JSON.stringify(registry.logs)).not.toContain("serve-token");
+  });
+});
+
+describe("serve with an MCP endpoint under deploy/nats/auth.conf", () => {
+  it("answers queries as the registry's own user, whose role may publish them", async () => {
+    const authConf = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
+    const password = /user:\s*"registry",\s*password:\s*"([^"]+)"/.exec(authConf)?.[1];
+    expect(password).toBeDefined();
+    // The file assumes the default prefix, bucket and stream, which tests otherwise make unique;
+    // this server is the test's own.
+    const secured = await withNatsServer({ configText: authConf, jetstream: true });
+    const guarded = await startRegistry(secured.url, { mcpHttpPort: 0, natsUser: "registry", natsPassword: password, prefix: "registry", bucket: "agent-registry", eventsStream: "REGISTRY_EVENTS" });
+    try {
+      let endpoint = "";
+      await waitFor(() => (endpoint = String(guarded.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
+        message: "the MCP endpoint's log line",
+      });
+      const mcp = await mcpOverHttp(endpoint);
+      try {
+        // Every query tool, each of which asks the API over NATS: none may meet a permission violation.
+        expect((await call(mcp.client, "registry_health")).body).toMatchObject({ healthy: true, agents: 0 });
+        expect((await call(mcp.client, "capability_lookup", { capability: "planner.run" })).body).toMatchObject({ providers: [] });
+        expect((await call(mcp.client, "agents_discover", {})).body).toMatchObject({ agents: [] });
+        expect((await call(mcp.client, "agent_card", { agent_type: "planner" })).body).toMatchObject({ error: { code: "not_found" } });
+      } finally {
+        await mcp.close();
+      }
+      expect(guarded.logs.filter((l) => /permission/i.test(JSON.stringify(l))).map((l) => JSON.stringify(l).slice(0, 600))).toEqual([]);
+    } finally {
+      await guarded.stop();
+      await secured.stop();
+    }
   });
 });

@@ -15,7 +15,7 @@ import { PermissionViolationError, connect, type Msg, type NatsConnection, type 
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { subjects } from "../../src/protocol/subjects.js";
+import { QUERY_OPS, subjects } from "../../src/protocol/subjects.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 /** user -> password, read from the file so the test follows it. */
@@ -170,6 +170,18 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     await expectPublishRefused(coordinator, registrySeen, S.heartbeat("code-reviewer", "i-1"), marker);
     await expectPublishRefused(coordinator, registrySeen, S.deregisterType("code-reviewer"), marker);
     await expectPublishRefused(coordinator, registrySeen, S.query("lookup", "acme"), marker);
+  });
+
+  it("lets coordinators, operators and the registry's own MCP front ask every query op", async () => {
+    // From the protocol's list, so an op added later without a permission fails here.
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    const operator = await connectAs("operator", "_INBOX_operator");
+    for (const [name, client] of [["coordinator", coordinator], ["operator", operator], ["registry", registry]] as const) {
+      for (const op of QUERY_OPS) {
+        const reply = await client.nc.request(S.query(op), "{}", { timeout: 2_000 }).catch((e: unknown) => e);
+        expect(reply instanceof Error ? `${name} ${op}: ${reply.message}` : (reply as { json(): unknown }).json()).toMatchObject({ ok: true });
+      }
+    }
   });
 
   it("confines a tenant coordinator to its tenant's subjects", async () => {
