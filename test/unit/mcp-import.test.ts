@@ -138,6 +138,10 @@ describe("body → spec", () => {
     expect(imported([tool("a")], { version: "1.0" })).toMatchObject({ spec: { version: "1.0.0" }, warnings: ['version: "1.0" is not semver X.Y.Z; registered as "1.0.0"'] });
     expect(imported([tool("a")], { version: "v3" }).spec.version).toBe("3.0.0");
     expect(imported([tool("a")], { version: "1.2.3-rc.1" })).toMatchObject({ spec: { version: "1.2.3-rc.1" }, warnings: [] });
+    // The A2A import's rule (one module): a prerelease and build metadata complete as for a card.
+    expect(imported([tool("a")], { version: "V1.2-beta" }).spec.version).toBe("1.2.0-beta");
+    expect(imported([tool("a")], { version: "1.2.3+build.7" }).spec.version).toBe("1.2.3");
+    expect(imported([tool("a")], { version: "2024-05-01" }).spec.version).toBe("2024-05-01");
     const { spec } = imported([tool("a")], { version: "latest" });
     expect(spec.version).toBe("latest");
     expect(() => validateSpec(spec, new SchemaChecker())).toThrow(/version: must be semver/);

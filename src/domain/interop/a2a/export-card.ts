@@ -39,7 +39,7 @@ import { isPlainObject, type AgentSpec } from "../../spec/spec.js";
 import { ErrorCode, RegistryError } from "../../errors.js";
 import { detectA2aVersion, protocolMajor, type A2aVersion } from "./detect-version.js";
 import { checkCardLimits } from "./card-limits.js";
-import { coerceCardVersion } from "./card-version.js";
+import { completeVersion } from "../../spec/version-completion.js";
 import { checkCardSchema, conformsTo } from "./card-check.js";
 import { fieldAdvice } from "./card-advice.js";
 import { DEFAULT_TRANSPORT, DEFAULT_V0_3_PROTOCOL_VERSION, readCardModel, type CardInterface, type CardModel } from "./card-model.js";
@@ -96,7 +96,7 @@ function renderCard(model: CardModel | undefined, spec: AgentSpec, version: A2aV
     // Import needs a description (and the spec's may be ""): the name stands in for a blank one.
     description: filled(model?.description) ?? filled(spec.description) ?? name,
     // The card's own wording ("1.0") when it is the spec's version, so a card read back registers the same version.
-    version: cardVersion !== undefined && coerceCardVersion(cardVersion)?.version === spec.version ? cardVersion : spec.version,
+    version: cardVersion !== undefined && completeVersion(cardVersion)?.version === spec.version ? cardVersion : spec.version,
   };
   const interfaces = interfacesFor(model, spec, version);
   if (v1) {

@@ -39,7 +39,7 @@ import { detectA2aVersion, type A2aVersion } from "./detect-version.js";
 import { checkCardLimits } from "./card-limits.js";
 import { checkCardSchema, SCHEMA_LABEL, type CardFinding } from "./card-check.js";
 import { cardAdvice } from "./card-advice.js";
-import { coerceCardVersion } from "./card-version.js";
+import { completeVersion } from "../../spec/version-completion.js";
 import { skillToCapability } from "./skill-capability.js";
 import { cardDependencies } from "./sbom-extension.js";
 
@@ -92,9 +92,9 @@ export function importCard(card: unknown, options: ImportCardOptions): ImportedC
     const value = card[field];
     if (typeof value !== "string" || value.trim() === "") problems.push({ path: field, message: "the registry needs a non-empty string" });
   }
-  const version = typeof card["version"] === "string" && card["version"].trim() !== "" ? coerceCardVersion(card["version"]) : undefined;
+  const version = typeof card["version"] === "string" && card["version"].trim() !== "" ? completeVersion(card["version"]) : undefined;
   if (version === null) problems.push({ path: "version", message: `${JSON.stringify(card["version"])} is not a version the registry can use: semver X.Y.Z[-prerelease], or a short form such as 1.0 or v2` });
-  else if (version?.coerced) notes.push({ path: "version", message: `${JSON.stringify(card["version"])} is not semver; registered as ${version.version}` });
+  else if (version?.completed) notes.push({ path: "version", message: `${JSON.stringify(card["version"])} is not semver; registered as ${version.version}` });
 
   const usable = usableSkills(rawSkills, problems, notes);
   if (problems.length > 0) throw refuse("a2a_card cannot be registered", problems);

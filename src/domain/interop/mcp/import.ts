@@ -40,7 +40,7 @@ import { describeIssues } from "../../spec/validation.js";
 import { declareDialect } from "./dialect.js";
 import { toolspecHazard } from "./guard.js";
 import { ANNOTATION_HINTS, MAPPED_TOOL_KEYS, MAX_TOOLS, MCP_ANNOTATION_DEFAULTS, MCP_TOOL_NAME_MAX } from "./tool.js";
-import { coerceVersion } from "./version.js";
+import { completeVersion } from "../../spec/version-completion.js";
 
 /** The register body fields this mapping reads (PROTOCOL.md section 10.2); others are the service's. */
 export type ToolspecRegisterBody = {
@@ -83,8 +83,10 @@ export function importToolspec(body: ToolspecRegisterBody, options: ImportOption
   });
   if (issues.length > 0) throw invalidCard(`mcp_toolspec cannot be used: ${describeIssues(issues)}`, issues.slice(0, MAX_ISSUES));
 
-  const { version, warning } = coerceVersion(body.version);
-  if (warning) warnings.push(warning);
+  // A version that cannot be completed is passed on as sent: the spec's own check names the rule.
+  const completed = typeof body.version === "string" ? completeVersion(body.version) : null;
+  const version = completed?.version ?? body.version;
+  if (completed?.completed) warnings.push(`version: "${body.version as string}" is not semver X.Y.Z; registered as "${completed.version}"`);
   const agentType = options.agentType;
   const spec: AgentSpecInput = {
     agent_type: agentType,
