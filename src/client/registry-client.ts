@@ -12,6 +12,8 @@ import type {
   AgentView,
   CardReply,
   CardRequest,
+  CheckReply,
+  CheckRequest,
   CapabilitiesReply,
   CapabilitiesRequest,
   DeregisterReply,
@@ -231,6 +233,16 @@ export class RegistryClient {
   /** The agent's capabilities as MCP tools (the result of `tools/list`), for any agent: PROTOCOL.md section 10.3. */
   async toolspec(agentType: string, opts?: QueryOptions): Promise<ToolspecReply> {
     return this.#query("toolspec", { agent_type: token("agent_type", agentType, AGENT_TYPE_RE) }, opts);
+  }
+
+  /**
+   * Checks a payload against a capability's input schema (or, with `direction: "output"`, a
+   * reply against its output schema): PROTOCOL.md section 11.4. A payload that breaks the
+   * schema is an answer (`valid: false` with every problem's path), not an error; the schema
+   * is the `agent_type`'s when given, else the provider's a lookup lists first.
+   */
+  check(req: CheckRequest, opts?: QueryOptions): Promise<CheckReply> {
+    return this.#query("check", req, opts);
   }
 
   // ---- writes ----

@@ -14,7 +14,7 @@ import { watchCapabilityChanges } from "./capability-watch.js";
 import type { McpConfig } from "./config.js";
 import { allowedHostsFor, isLoopback } from "./http-guard.js";
 import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
-import { PayloadChecker } from "./payload-check.js";
+import { PayloadChecker } from "../domain/spec/payload-check.js";
 import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
 import type { ToolContext } from "./tool-definition.js";
 

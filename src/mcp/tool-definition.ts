@@ -11,7 +11,7 @@ import type { RegistryClient } from "../client/registry-client.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { ToolError, toolErrorBody } from "./tool-error.js";
 import { errorBodySchema } from "./tool-schemas.js";
-import type { PayloadChecker } from "./payload-check.js";
+import type { PayloadChecker } from "../domain/spec/payload-check.js";
 
 export type ToolContext = {
   readonly client: RegistryClient;

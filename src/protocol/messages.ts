@@ -5,6 +5,7 @@
  */
 import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
+import type { ErrorIssue } from "./errors.js";
 
 /** Every query reply carries the store revision it reflects. */
 export type Revisioned = { revision: number };
@@ -221,3 +222,10 @@ export type McpToolDescription = {
 };
 export type ToolspecRequest = { agent_type: string };
 export type ToolspecReply = { tools: McpToolDescription[]; revision: number };
+
+/** Which of a capability's schemas a payload is checked against (PROTOCOL.md section 11.4). */
+export type PayloadDirection = "input" | "output";
+/** A payload to check against a capability's schema; an A2A message (`{"parts": [...]}`) is checked through its first data part. */
+export type CheckRequest = { capability: string; agent_type?: string; direction?: PayloadDirection; payload: unknown };
+/** `errors` is empty when `valid`; each names the place in the payload (`payload.items.0.id`). */
+export type CheckReply = { valid: boolean; errors: ErrorIssue[]; agent_type: string; version: string; revision: number };

@@ -127,6 +127,14 @@ export const discoverQuery = z.object({ capability: capabilityName.optional(), k
 export const cardQuery = z.object({ agent_type: agentType, a2a_version: z.enum(["1.0", "0.3"]).optional(), min_revision: minRevision });
 /** Export of one agent's capabilities as MCP tools (PROTOCOL.md section 10.3). */
 export const toolspecQuery = z.object({ agent_type: agentType, min_revision: minRevision });
+/** A payload checked against a capability's schema (PROTOCOL.md section 11.4); `payload` must be present (null is a payload). */
+export const checkQuery = z.object({
+  capability: capabilityName,
+  agent_type: agentType.optional(),
+  direction: z.enum(["input", "output"]).optional(),
+  payload: z.unknown().refine((v) => v !== undefined, "required: the payload to check"),
+  min_revision: minRevision,
+});
 
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {

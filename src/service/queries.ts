@@ -16,6 +16,7 @@ import { ErrorCode, RegistryError, notFound } from "../domain/errors.js";
 import {
   capabilitiesQuery,
   cardQuery,
+  checkQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -36,6 +37,7 @@ import { SerializedReply } from "./serialized-reply.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
 import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
+import { PayloadChecker } from "../domain/spec/payload-check.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
 import type { Logger } from "./logger.js";
@@ -67,6 +69,8 @@ export class QueryService {
   /** The search index, built from the first search on, in slices that never hold the event loop long. */
   readonly search: SearchIndexer;
   readonly lookupCache = new LookupCache<SerializedReply>();
+  /** Compiled validators of the schemas payloads were checked against (the `check` op). */
+  private readonly payloads = new PayloadChecker();
   /** Request bytes (with the tenant) -> lookup cache key, oldest first; see cachedLookup. */
   private readonly lookupAliases = new Map<string, string>();
 
@@ -158,6 +162,31 @@ export class QueryService {
     const agent = this.view.get(agentType);
     if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${agentType} is not registered`);
     return agent;
+  }
+
+  /**
+   * The provider whose schema a payload is checked against: the one asked for, else the one a
+   * lookup would list first, ready providers before those not yet ready (deregistered types
+   * provide nothing). Always one agent, so a reply names whose schema it applied.
+   */
+  private checkedProvider(capability: string, agentType: string | undefined, tenant: Tenant): { agent: AgentState; cap: Capability } {
+    if (agentType !== undefined) {
+      const agent = this.visibleAgent(agentType, tenant);
+      const cap = agent.spec.capabilities.find((c) => c.name === capability);
+      if (!cap) throw notFound(`agent type ${agentType} does not provide capability ${capability}`);
+      return { agent, cap };
+    }
+    const matches: Array<{ agent: AgentState; cap: Capability }> = [];
+    for (const type of this.view.providersOf(capability)) {
+      const agent = this.view.get(type);
+      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered) continue;
+      const cap = agent.spec.capabilities.find((c) => c.name === capability);
+      if (cap) matches.push({ agent, cap });
+    }
+    const notReady = (m: { agent: AgentState }): number => (m.agent.status === AgentStatus.Ready ? 0 : 1);
+    matches.sort((a, b) => notReady(a) - notReady(b) || compareProviders(a, b));
+    if (matches.length === 0) throw notFound(`no registered agent provides capability ${capability}`);
+    return matches[0]!;
   }
 
   private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object> = {
@@ -309,6 +338,15 @@ export class QueryService {
     toolspec: (body, tenant) => {
       const q = parseMessage(toolspecQuery, body, "toolspec");
       return exportToolspec(this.visibleAgent(q.agent_type, tenant).spec);
+    },
+
+    // Section 11.4: an answer, not a refusal, for a payload that breaks the schema.
+    check: (body, tenant) => {
+      const q = parseMessage(checkQuery, body, "check");
+      const direction = q.direction ?? "input";
+      const { agent, cap } = this.checkedProvider(q.capability, q.agent_type, tenant);
+      const errors = this.payloads.check(direction === "input" ? cap.input_schema : cap.output_schema, q.payload, direction);
+      return { valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version };
     },
   };
 }

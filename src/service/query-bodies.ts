@@ -11,6 +11,7 @@ import type { QueryOp } from "../protocol/subjects.js";
 import {
   capabilitiesQuery,
   cardQuery,
+  checkQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -34,6 +35,7 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   discover: discoverQuery,
   card: cardQuery,
   toolspec: toolspecQuery,
+  check: checkQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

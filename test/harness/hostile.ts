@@ -50,6 +50,7 @@ const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   discover: { capability: "seed-a.run" },
   card: { agent_type: "seed-a", a2a_version: "0.3" },
   toolspec: { agent_type: "seed-a" },
+  check: { capability: "seed-a.run", agent_type: "seed-a", direction: "input", payload: { text: "x" } },
 };
 
 const nestedArrays = (depth: number): unknown => {

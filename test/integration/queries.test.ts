@@ -110,12 +110,13 @@ describe("tenant isolation", () => {
       discover: {},
       card: { agent_type: "globex-search" },
       toolspec: { agent_type: "globex-search" },
+      check: { capability: "product.search", agent_type: "globex-search", payload: {} },
     };
     for (const op of QUERY_OPS) {
       for (const subject of [op, `tenant.acme.${op}`]) {
         const r = await c.request(subject, bodies[op]);
         // get echoes the name it was asked for in its not_found message; the agent is not shown.
-        if (op === "get" || op === "card" || op === "toolspec") expect(r.body.error?.code, `${subject} must not show globex's agent`).toBe("not_found");
+        if (op === "get" || op === "card" || op === "toolspec" || op === "check") expect(r.body.error?.code, `${subject} must not show globex's agent`).toBe("not_found");
         else expect(JSON.stringify(r.body), `${subject} must not show globex's agent`).not.toContain("globex-search");
       }
       const own = await c.request(`tenant.globex.${op}`, bodies[op]);

@@ -5,7 +5,7 @@
  * seconds in V8 answers at once).
  */
 import { describe, expect, it } from "vitest";
-import { PayloadChecker, checkedValue } from "../../src/mcp/payload-check.js";
+import { PayloadChecker, checkedValue } from "../../src/domain/spec/payload-check.js";
 
 const checker = new PayloadChecker();
 

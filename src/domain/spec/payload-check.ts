@@ -1,14 +1,17 @@
 /**
- * Checks a task payload against a capability's input schema before `tasks_delegate` sends it
- * (PROTOCOL.md sections 11.4 and 13). ajv runs with the options the registry compiles agents'
- * schemas with (schema-compiler.ts: no `$data`, no remote refs, the linear-time regex engine),
- * plus every error, so a model learns all it must fix at once. The registry already compiled
- * each schema when the agent registered, so a schema here is known to compile within bounds.
+ * Checks a task payload against a capability's input (or output) schema: the `check` op
+ * (PROTOCOL.md section 11.4) and the MCP front's `tasks_delegate` before it sends (section
+ * 13). ajv runs with the options the registry compiles agents' schemas with
+ * (schema-compiler.ts: no `$data`, no remote refs, the linear-time regex engine), plus every
+ * error, so a caller (or a model) learns all it must fix at once. The registry already
+ * compiled each schema when the agent registered, so a schema here is known to compile
+ * within bounds.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { AJV_OPTIONS, declaresDraft2020 } from "../domain/spec/schema-compiler.js";
-import type { ErrorIssue } from "../protocol/errors.js";
+import { AJV_OPTIONS, declaresDraft2020 } from "./schema-compiler.js";
+import type { ErrorIssue } from "../../protocol/errors.js";
+import type { PayloadDirection } from "../../protocol/messages.js";
 
 /** Validators kept, by schema text; past it the oldest goes. */
 const CACHE_SIZE = 64;
@@ -16,6 +19,10 @@ const CACHE_SIZE = 64;
 const COMPILES_PER_INSTANCE = 50;
 
 const OPTIONS = { ...AJV_OPTIONS, allErrors: true };
+/** Problems reported at most, and the length a path is cut to: enough to fix a payload by, and a reply far within max_payload. */
+export const MAX_ISSUES = 100;
+const MAX_PATH_CHARS = 512;
+
 
 type Checked = { value: unknown; path: string };
 
@@ -37,16 +44,16 @@ export class PayloadChecker {
   #compiles = 0;
   readonly #validators = new Map<string, ValidateFunction>();
 
-  /** The problems of `payload` under `schema`; empty when it is valid. */
-  check(schema: unknown, payload: unknown): ErrorIssue[] {
+  /** The problems of `payload` under `schema` (the capability's input or output schema); empty when it is valid. */
+  check(schema: unknown, payload: unknown, direction: PayloadDirection = "input"): ErrorIssue[] {
     if (schema === true || (isObject(schema) && Object.keys(schema).length === 0)) return [];
     const target = checkedValue(payload);
     if ("problem" in target) return [target.problem];
-    if (schema === false) return [{ path: target.path, message: "the capability's input schema accepts nothing" }];
-    if (!isObject(schema)) return [{ path: target.path, message: "the capability's input schema is not a schema" }];
+    if (schema === false) return [{ path: target.path, message: `the capability's ${direction} schema accepts nothing` }];
+    if (!isObject(schema)) return [{ path: target.path, message: `the capability's ${direction} schema is not a schema` }];
     const validate = this.#validator(schema);
     if (validate(target.value)) return [];
-    return (validate.errors ?? []).map((e) => issueOf(e, target.path));
+    return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => issueOf(e, target.path));
   }
 
   #validator(schema: Record<string, unknown>): ValidateFunction {
@@ -78,7 +85,9 @@ function issueOf(e: ErrorObject, root: string): ErrorIssue {
   const params = e.params as { missingProperty?: string; additionalProperty?: string };
   if (e.keyword === "required" && params.missingProperty !== undefined) tokens.push(params.missingProperty);
   if (e.keyword === "additionalProperties" && params.additionalProperty !== undefined) tokens.push(params.additionalProperty);
-  return { path: [root, ...tokens].join("."), message: e.message ?? e.keyword };
+  const path = [root, ...tokens].join(".");
+  // A payload's keys are the caller's, as long as its body allows: a path is cut, never echoed whole.
+  return { path: path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}...` : path, message: e.message ?? e.keyword };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
