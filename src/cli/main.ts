@@ -10,6 +10,7 @@ import { COMMON_OPTIONS, ExitCode, UsageError, createContext, describeFailure, t
 import { BIN, commandHelp, mainHelp } from "./help.js";
 import { packageVersion } from "../version.js";
 import { cardCommand } from "./commands/card.js";
+import { checkCommand } from "./commands/check.js";
 import { deregisterCommand } from "./commands/deregister.js";
 import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   discoverCommand,
   cardCommand,
   toolspecCommand,
+  checkCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

@@ -4,6 +4,9 @@
  * body), `validate` of the same files offline, and `card` / `toolspec` printing exports that
  * parse as JSON. The fixtures are in test/fixtures/cli/.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
@@ -109,6 +112,30 @@ describe("register and export against a running registry", () => {
     // Any agent, a card's too: its skills as tools.
     expect(JSON.parse((await cli("toolspec", "invoice-reader")).stdout).tools.map((t: any) => t.name)).toEqual(["invoice.totals", "invoice.due_date"]);
     expect(await cli("toolspec", "nope")).toMatchObject({ code: 4, stdout: "" });
+  });
+
+  it("check CAPABILITY FILE: 0 when the payload fits, 1 with every problem's path when not, 2 for a file that is not JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-check-"));
+    try {
+      const write = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        return join(dir, name);
+      };
+      const good = await cli("check", "search_notes", write("good.json", JSON.stringify({ query: "meeting", limit: 5 })), "--agent-type", "notes");
+      expect(good.code, good.stderr).toBe(0);
+      expect(good.stdout).toMatch(/good\.json: ok, fits the input schema of search_notes \(notes 1\.2\.0\)/);
+      const bad = await cli("check", "search_notes", write("bad.json", JSON.stringify({ limit: 0 })));
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toContain("invalid, 2 problems");
+      expect(bad.stdout).toContain("  payload.query: ");
+      expect(bad.stdout).toContain("  payload.limit: ");
+      const json = JSON.parse((await cli("check", "search_notes", join(dir, "bad.json"), "--json")).stdout);
+      expect(json).toMatchObject({ valid: false, agent_type: "notes", version: "1.2.0" });
+      expect(await cli("check", "search_notes", write("broken.json", "{ not json"))).toMatchObject({ code: 2, stdout: "" });
+      expect((await cli("check", "nobody.does.this", join(dir, "good.json"))).code).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("register: the local check refuses a card the registry would refuse, with its path (1); a bare card needs --agent-type (2)", async () => {
