@@ -5,7 +5,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { subjects, type QueryOp, type Subjects } from "../protocol/subjects.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../protocol/ids.js";
+import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, TENANT_RE } from "../protocol/ids.js";
+import { callCapability, type CallOptions, type CallResult } from "./call.js";
 import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure } from "./errors.js";
 import type {
   A2aVersion,
@@ -243,6 +244,18 @@ export class RegistryClient {
    */
   check(req: CheckRequest, opts?: QueryOptions): Promise<CheckReply> {
     return this.#query("check", req, opts);
+  }
+
+  /**
+   * Sends a task to the agent `route` picks for the capability (or `agentType`) and returns its
+   * reply, checked both ways by the registry: a payload that breaks the input schema is never
+   * sent, a reply that breaks the output schema throws (InvalidPayloadError, with the paths).
+   * The payload goes as the request body itself; a NATS services error reply throws AgentReplyError.
+   */
+  async call(capability: string, payload: unknown, opts: CallOptions = {}): Promise<CallResult> {
+    token("capability", capability, CAPABILITY_RE);
+    if (opts.agentType !== undefined) token("agent_type", opts.agentType, AGENT_TYPE_RE);
+    return callCapability(this, this.#nc, capability, payload, opts);
   }
 
   // ---- writes ----

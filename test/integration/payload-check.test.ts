@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connect, InvalidRequestError, NotFoundError, RegistryClient } from "../../src/client/index.js";
+import { AgentReplyError, connect, InvalidPayloadError, InvalidRequestError, NoRouteError, NotFoundError, RegistryClient } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 
@@ -128,5 +128,68 @@ describe("check: a payload against a capability's schema", () => {
     const reply = await sdk.check({ capability: "invoice.total", payload: { invoice_id: "INV-1", lines } });
     expect(reply.valid).toBe(false);
     expect(reply.errors).toHaveLength(100);
+  });
+});
+
+describe("RegistryClient.call: a task sent the checked way", () => {
+  /** What pc-totals' one instance received, and how it answers (set per test). */
+  const received: unknown[] = [];
+  let answer: (payload: any) => { body: unknown; error?: string } = (p) => ({ body: { total: (p.lines ?? []).reduce((s: number, l: any) => s + l.amount, 0) } });
+
+  beforeAll(async () => {
+    const { headers } = await import("@nats-io/nats-core");
+    nc.subscribe("agent.tasks.pc-totals", {
+      callback: (_err, msg) => {
+        const payload = msg.json();
+        received.push(payload);
+        const out = answer(payload);
+        if (out.error === undefined) msg.respond(JSON.stringify(out.body));
+        else {
+          const h = headers();
+          h.set("Nats-Service-Error-Code", "500");
+          h.set("Nats-Service-Error", out.error);
+          msg.respond("", { headers: h });
+        }
+      },
+    });
+    await nc.flush();
+  });
+
+  it("routes, sends the payload itself and returns the checked reply", async () => {
+    received.length = 0;
+    const result = await sdk.call("invoice.total", { invoice_id: "INV-9", lines: [{ amount: 2 }, { amount: 1.5 }] });
+    expect(result).toEqual({ agent_type: "pc-totals", nats_subject: "agent.tasks.pc-totals", reply: { total: 3.5 } });
+    expect(received).toEqual([{ invoice_id: "INV-9", lines: [{ amount: 2 }, { amount: 1.5 }] }]);
+  });
+
+  it("never sends a payload that breaks the input schema, and names every problem", async () => {
+    received.length = 0;
+    const err = await sdk.call("invoice.total", { invoice_id: 9, lines: [{}] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidPayloadError);
+    expect(err).toMatchObject({ direction: "input", agentType: "pc-totals" });
+    expect((err as InvalidPayloadError).issues.map((i) => i.path).sort()).toEqual(["payload.invoice_id", "payload.lines.0.amount"]);
+    expect((err as Error).message).toMatch(/so it was not sent: payload\.\S+: .+ \(and 1 more\)$/);
+    expect(received).toEqual([]);
+  });
+
+  it("refuses a reply that breaks the output schema, unless told not to check it", async () => {
+    answer = () => ({ body: { sum: 1 } });
+    const err = await sdk.call("invoice.total", { invoice_id: "INV-1" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidPayloadError);
+    expect(err).toMatchObject({ direction: "output", reply: { sum: 1 }, issues: [{ path: "payload.total" }] });
+    expect(await sdk.call("invoice.total", { invoice_id: "INV-1" }, { checkReply: false })).toMatchObject({ reply: { sum: 1 } });
+  });
+
+  it("throws AgentReplyError for a NATS services error reply", async () => {
+    answer = () => ({ body: null, error: "ledger offline" });
+    await expect(sdk.call("invoice.total", { invoice_id: "INV-1" })).rejects.toThrow(new AgentReplyError("pc-totals answered with error 500: ledger offline", "pc-totals", "500"));
+  });
+
+  it("uses the named agent type's schema and subject, and refuses bad names before sending", async () => {
+    // pc-waiting is not ready (route would not pick it) and nothing listens on its subject.
+    await expect(sdk.call("invoice.total", { invoice_id: "INV-1" }, { agentType: "pc-waiting" })).rejects.toMatchObject({ direction: "input", agentType: "pc-waiting" });
+    await expect(sdk.call("invoice.total", "text", { agentType: "pc-waiting", timeoutMs: 200 })).rejects.toBeInstanceOf(Error);
+    await expect(sdk.call("Not A Capability", {})).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(sdk.call("nobody.does.this", {})).rejects.toBeInstanceOf(NoRouteError);
   });
 });

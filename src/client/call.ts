@@ -1,0 +1,101 @@
+/**
+ * `RegistryClient.call`: a coordinator's task sent the checked way (PROTOCOL.md section 11.4).
+ * The agent is chosen as `route` chooses (or named); the payload is checked by the registry
+ * against that agent's input schema, and a payload that breaks it never leaves (InvalidPayloadError
+ * with every problem's path); the reply is checked against the output schema the same way. The
+ * checks are the registry's `check` op, so the SDK carries no schema engine of its own and
+ * every client, in any language, gets the same verdict.
+ */
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import { SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER, type ErrorIssue } from "../protocol/errors.js";
+import type { CheckReply, CheckRequest, PayloadDirection, RouteReply } from "../protocol/messages.js";
+import { requestFailure } from "./errors.js";
+
+/** A payload (or a reply) that breaks the capability's schema; `issues` name each problem's path. */
+export class InvalidPayloadError extends Error {
+  constructor(
+    message: string,
+    readonly direction: PayloadDirection,
+    readonly agentType: string,
+    readonly issues: readonly ErrorIssue[],
+    /** The agent's reply, for a reply that broke the output schema. */
+    readonly reply?: unknown,
+  ) {
+    super(message);
+    this.name = "InvalidPayloadError";
+  }
+}
+
+/** The agent answered with a NATS services error (`Nats-Service-Error-Code`). */
+export class AgentReplyError extends Error {
+  constructor(
+    message: string,
+    readonly agentType: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = "AgentReplyError";
+  }
+}
+
+export type CallOptions = {
+  /** The provider to use; default: the one `route` picks for the capability. */
+  agentType?: string;
+  /** How long to wait for the agent's answer (ms). Default 30,000. */
+  timeoutMs?: number;
+  /** Check the reply against the capability's output schema (default true). */
+  checkReply?: boolean;
+};
+
+export type CallResult = { agent_type: string; nats_subject: string; reply: unknown };
+
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/** What call needs of the client: the queries it makes. */
+export type CallQueries = {
+  route(req: { skill: string }): Promise<RouteReply>;
+  get(agentType: string): Promise<{ agent: { nats_subject: string } }>;
+  check(req: CheckRequest): Promise<CheckReply>;
+};
+
+export async function callCapability(queries: CallQueries, nc: NatsConnection, capability: string, payload: unknown, opts: CallOptions = {}): Promise<CallResult> {
+  const target = opts.agentType !== undefined
+    ? { agent_type: opts.agentType, nats_subject: (await queries.get(opts.agentType)).agent.nats_subject }
+    : await queries.route({ skill: capability });
+  const input = await queries.check({ capability, agent_type: target.agent_type, payload });
+  if (!input.valid) throw invalid("input", capability, target.agent_type, input.errors);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  let msg: Msg;
+  try {
+    msg = await nc.request(target.nats_subject, new TextEncoder().encode(JSON.stringify(payload)), { timeout: timeoutMs });
+  } catch (e) {
+    throw requestFailure(e, target.nats_subject, timeoutMs);
+  }
+  const reply = replyOf(msg, target.agent_type);
+  if (opts.checkReply !== false) {
+    const output = await queries.check({ capability, agent_type: target.agent_type, direction: "output", payload: reply });
+    if (!output.valid) throw invalid("output", capability, target.agent_type, output.errors, reply);
+  }
+  return { agent_type: target.agent_type, nats_subject: target.nats_subject, reply };
+}
+
+function invalid(direction: PayloadDirection, capability: string, agentType: string, issues: readonly ErrorIssue[], reply?: unknown): InvalidPayloadError {
+  const first = issues[0];
+  const what = direction === "input" ? "the payload does not match the input schema" : "the agent's reply does not match the output schema";
+  const where = first ? `: ${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}` : "";
+  const sent = direction === "input" ? ", so it was not sent" : "";
+  return new InvalidPayloadError(`${what} of ${capability} (${agentType})${sent}${where}`, direction, agentType, issues, reply);
+}
+
+/** The reply as JSON, or its text when it is not JSON; an error reply of a NATS service throws. */
+function replyOf(msg: Msg, agentType: string): unknown {
+  const text = new TextDecoder().decode(msg.data);
+  const code = msg.headers?.get(SERVICE_ERROR_CODE_HEADER);
+  if (code) throw new AgentReplyError(`${agentType} answered with error ${code}: ${msg.headers?.get(SERVICE_ERROR_HEADER) || text}`, agentType, code);
+  if (text === "") return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
