@@ -85,6 +85,8 @@ export class McpSessions {
       // Answers to POSTs as JSON; notifications go on the session's GET stream.
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
+        // The endpoint closed while this initialize was read: no session outlives it.
+        if (this.closed) return;
         // Counted busy until this initialize's response closes.
         live = { session, transport, active: 1, idle: undefined };
         this.live.set(id, live);

@@ -3,8 +3,8 @@
  * by the MCP SDK's own Client and StreamableHTTPClientTransport against a real registry.
  * Subscribed sessions hear `notifications/resources/updated` on their GET stream when a
  * registration changes the capabilities; the session limit refuses an `initialize` with 503;
- * an idle session is closed; an unknown session id is 404; DELETE ends a session; the guard
- * covers GET and DELETE as it covers POST.
+ * an idle session is closed; an unknown session id is 404; DELETE ends a session; closing the
+ * endpoint ends them all; the guard covers GET and DELETE as it covers POST.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -13,7 +13,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connect, RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { captureLogs, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { startHttpFront, toolContext } from "../../src/mcp/run.js";
 import { call, startMcpHttpProcess, type McpHttpProcess } from "../harness/mcp.js";
 import { waitFor } from "../harness/wait.js";
 
@@ -159,6 +160,24 @@ describe("HTTP sessions", () => {
       expect((await s.client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
       await endSession(s);
+    }
+  });
+});
+
+describe("closing the endpoint", () => {
+  it("ends every session and refuses requests after", async () => {
+    const { logger, lines } = captureLogs();
+    const settings = { httpPort: 0, httpHost: "127.0.0.1", delegate: false, httpSessions: true, maxSessions: 10, sessionIdleMs: 1_800_000 };
+    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }), logger);
+    const [a, b] = await Promise.all([openSession(endpoint.url, {}), openSession(endpoint.url, {})]);
+    try {
+      await endpoint.close();
+      const ended = lines.filter((l) => l.msg === "MCP session ended" && l["why"] === "endpoint closing").map((l) => l["session"]);
+      expect(ended.sort()).toEqual([a.transport.sessionId, b.transport.sessionId].sort());
+      expect(lines.filter((l) => l.msg === "MCP session ended").at(-1)?.["sessions"]).toBe(0);
+      await expect(a.client.listTools()).rejects.toThrow();
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
     }
   });
 });
