@@ -46,17 +46,17 @@ export function rpcError(res: ServerResponse, status: number, code: number, mess
 /** The JSON-RPC code the SDK gives an unknown session (with HTTP 404). */
 const SESSION_NOT_FOUND = -32001;
 
+const REFUSAL_LOG_EVERY_MS = 60_000;
+
 export class McpSessions {
   private readonly live = new Map<string, Live>();
   /** `initialize` requests in flight: they count against the limit before their session exists. */
   private starting = 0;
   private closed = false;
+  private refused = 0;
+  private refusalLoggedAt = -Infinity;
 
   constructor(private readonly options: McpSessionsOptions) {}
-
-  get size(): number {
-    return this.live.size;
-  }
 
   /** One request to the endpoint (the guard has passed); `body` is the parsed POST body. */
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -70,8 +70,15 @@ export class McpSessions {
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required (only an initialize request starts a session)");
     }
-    if (this.closed || this.live.size + this.starting >= this.options.maxSessions) {
-      this.options.log.warn({ sessions: this.live.size, max: this.options.maxSessions }, "refused a new MCP session: at the session limit");
+    if (this.closed) return rpcError(res, 503, -32000, "the MCP endpoint is closing");
+    if (this.live.size + this.starting >= this.options.maxSessions) {
+      this.refused++;
+      // A storm of initialize requests at the limit is one warning a minute, with the count.
+      if (Date.now() - this.refusalLoggedAt >= REFUSAL_LOG_EVERY_MS) {
+        this.options.log.warn({ sessions: this.live.size, max: this.options.maxSessions, refused: this.refused }, "refused new MCP sessions: at the session limit");
+        this.refusalLoggedAt = Date.now();
+        this.refused = 0;
+      }
       return rpcError(res, 503, -32000, `too many MCP sessions (limit ${this.options.maxSessions}); end one with DELETE or try again later`, { "retry-after": "5" });
     }
     await this.start(req, res, body);

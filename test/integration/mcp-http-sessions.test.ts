@@ -112,6 +112,7 @@ describe("HTTP sessions", () => {
       const body = (await refused.json()) as { error: { code: number; message: string } };
       expect(body.error.message).toContain("too many MCP sessions (limit 2)");
       await expect(openSession(sessions.url)).rejects.toThrow();
+      expect(sessions.stderr()).toContain("refused new MCP sessions: at the session limit");
       await endSession(a);
       c = await openSession(sessions.url);
       expect((await c.client.listTools()).tools.length).toBeGreaterThan(0);
