@@ -102,6 +102,7 @@ export async function runMcp(deps: RunMcpDeps): Promise<void> {
   const teardown: Array<() => Promise<void> | void> = [];
   try {
     if (config.httpPort === undefined) {
+      if (config.httpSessions) log.warn("--http-sessions has no effect without --http-port: stdio is one session already");
       const session = createRegistryMcpServer(ctx, options);
       const watch = watchCapabilityChanges(nc, client.subjects, () => {
         session.capabilitiesChanged().catch((err: unknown) => log.warn({ err }, "could not send a resource update"));
