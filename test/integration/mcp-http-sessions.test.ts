@@ -24,7 +24,7 @@ let nc: NatsConnection;
 let client: RegistryClient;
 /** Sessions on, at most 2, idle after the default 30 minutes, with a token. */
 let sessions: McpHttpProcess;
-/** Sessions on, closed after 200 ms idle, debug logs (the session's end is logged). */
+/** Sessions on, closed after 1 s idle (long enough for a client to open its GET stream), debug logs (the session's end is logged). */
 let shortIdle: McpHttpProcess;
 
 const TOKEN = "t0ken-for-sessions";
@@ -66,7 +66,7 @@ beforeAll(async () => {
   const common = ["--nats", server.url, "--prefix", prefix, "--http-sessions"];
   [sessions, shortIdle] = await Promise.all([
     startMcpHttpProcess([...common, "--max-sessions", "2"], { REGISTRY_MCP_TOKEN: TOKEN }),
-    startMcpHttpProcess([...common, "--log-level", "debug"], { REGISTRY_MCP_SESSION_IDLE_MS: "200" }),
+    startMcpHttpProcess([...common, "--log-level", "debug"], { REGISTRY_MCP_SESSION_IDLE_MS: "1000" }),
   ]);
 }, 60_000);
 
