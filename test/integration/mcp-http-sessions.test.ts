@@ -183,6 +183,22 @@ describe("closing the endpoint", () => {
   });
 });
 
+describe("the session limit under concurrent initialize requests", () => {
+  it("starts exactly as many sessions as the limit allows", async () => {
+    const { logger } = captureLogs("warn");
+    const settings = { httpPort: 0, httpHost: "127.0.0.1", delegate: false, httpSessions: true, maxSessions: 2, sessionIdleMs: 1_800_000 };
+    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }), logger);
+    try {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post(endpoint.url, INIT, { authorization: "" })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 503, 503, 503, 503]);
+      const ids = answers.map((a) => a.headers.get("mcp-session-id")).filter((id) => id !== null);
+      expect(new Set(ids).size).toBe(2);
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
 describe("the guard on sessions", () => {
   it("refuses a GET or DELETE with a foreign Host or Origin, or without the token", async () => {
     const s = await openSession(sessions.url);
