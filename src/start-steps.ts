@@ -378,6 +378,9 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
     allowedHosts: commaList(config.mcpAllowedHosts),
     allowedOrigins: commaList(config.mcpAllowedOrigins),
     delegate: config.mcpDelegate,
+    httpSessions: config.mcpHttpSessions,
+    maxSessions: config.mcpMaxSessions,
+    sessionIdleMs: config.mcpSessionIdleMs,
   };
   const endpoint = await startHttpFront(settings, tools, ctx.root.child({ component: "mcp" }));
   ctx.teardown.defer("closing the MCP endpoint", () => endpoint.close());

@@ -1,9 +1,10 @@
 /**
- * MCP over Streamable HTTP at `POST /mcp`, stateless: each request gets a fresh server and
+ * MCP over Streamable HTTP at `/mcp`. By default stateless: each POST gets a fresh server and
  * transport (the SDK's stateless mode, JSON responses rather than an event stream), so any
- * number of clients share nothing and a replica behind a load balancer needs no affinity.
- * Without a session there is no stream to push notifications on: resource updates are for
- * stdio, and HTTP clients re-read the resource. Requests pass the guard (http-guard.ts) first.
+ * number of clients share nothing and a replica behind a load balancer needs no affinity; but
+ * there is no stream to push notifications on, and HTTP clients re-read the resource. With
+ * sessions on (http-sessions.ts) POST, GET (the notification stream) and DELETE go to the
+ * client's session instead. Every request passes the guard (http-guard.ts) first.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Logger } from "../service/logger.js";
 import { refusal, type HttpGuardOptions } from "./http-guard.js";
+import { rpcError as rpcErrorWithCode, type McpSessions } from "./http-sessions.js";
 
 export const MCP_PATH = "/mcp";
 
@@ -18,16 +20,17 @@ export type McpHttpOptions = {
   host: string;
   port: number;
   guard: HttpGuardOptions;
-  /** A server for one request. */
+  /** A server for one request (stateless). */
   newServer: () => Server;
+  /** When given, requests go to the clients' sessions instead, and close() ends them all. */
+  sessions?: McpSessions | undefined;
   log: Logger;
 };
 
 export type McpHttpEndpoint = { readonly url: string; readonly port: number; close(): Promise<void> };
 
 function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  rpcErrorWithCode(res, status, -32000, message, headers);
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: McpHttpOptions): Promise<void> {
@@ -37,6 +40,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: McpHtt
   if (refused) {
     options.log.warn({ status: refused.status, host: req.headers.host, origin: req.headers.origin, remote: req.socket.remoteAddress }, `refused: ${refused.message}`);
     return rpcError(res, refused.status, refused.message, refused.headers);
+  }
+  const sessions = options.sessions;
+  if (sessions) {
+    if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") {
+      return rpcError(res, 405, `method ${req.method} not allowed`, { allow: "POST, GET, DELETE" });
+    }
+    if (req.method !== "POST") return sessions.handle(req, res, undefined);
+    const body = await readJson(req, res);
+    if (body === undefined) return;
+    return sessions.handle(req, res, body.value);
   }
   // Stateless: no event stream to open (GET) and no session to end (DELETE).
   if (req.method !== "POST") return rpcError(res, 405, `method ${req.method} not allowed: this endpoint is stateless, POST only`, { allow: "POST" });
@@ -115,10 +128,12 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpEndp
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await options.sessions?.closeAll();
+      await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();
-      }),
+      });
+    },
   };
 }

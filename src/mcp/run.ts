@@ -14,6 +14,7 @@ import { watchCapabilityChanges } from "./capability-watch.js";
 import type { McpConfig } from "./config.js";
 import { allowedHostsFor, isLoopback } from "./http-guard.js";
 import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
+import { McpSessions } from "./http-sessions.js";
 import { PayloadChecker } from "../domain/spec/payload-check.js";
 import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
 import type { ToolContext } from "./tool-definition.js";
@@ -35,23 +36,63 @@ export function toolContext(client: RegistryClient, nc: NatsConnection, config: 
   return { client, nc, payloads: new PayloadChecker(), delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
 }
 
-export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate"> & { httpPort: number };
+export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate" | "httpSessions" | "maxSessions" | "sessionIdleMs"> & {
+  httpPort: number;
+};
 
-/** The stateless HTTP endpoint over a tool context: `agent-registry mcp --http-port`, and `serve` with REGISTRY_MCP_HTTP_PORT. */
+/**
+ * The HTTP endpoint over a tool context: `agent-registry mcp --http-port`, and `serve` with
+ * REGISTRY_MCP_HTTP_PORT. Stateless unless sessions are on; then one capability event
+ * subscription for the whole endpoint feeds every session's resource updates.
+ */
 export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolContext, log: Logger): Promise<McpHttpEndpoint> {
   if (!isLoopback(settings.httpHost) && settings.token === undefined) {
     log.warn({ host: settings.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
   }
   const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.client.tenant, log };
-  const endpoint = await startMcpHttp({
-    host: settings.httpHost,
-    port: settings.httpPort,
-    guard: { allowedHosts: allowedHostsFor(settings.httpHost, settings.allowedHosts ?? []), allowedOrigins: settings.allowedOrigins ?? [], token: settings.token },
-    newServer: () => createRegistryMcpServer(ctx, options).server,
-    log,
-  });
-  log.info({ url: endpoint.url, port: endpoint.port, token: settings.token !== undefined, tenant: ctx.client.tenant ?? null, delegate: settings.delegate }, `MCP server at ${endpoint.url}`);
-  return endpoint;
+  const sessions = settings.httpSessions
+    ? new McpSessions({
+        maxSessions: settings.maxSessions,
+        idleMs: settings.sessionIdleMs,
+        newSession: () => createRegistryMcpServer(ctx, { ...options, subscriptions: true }),
+        log,
+      })
+    : undefined;
+  const watch = sessions ? watchCapabilityChanges(ctx.nc, ctx.client.subjects, () => sessions.capabilitiesChanged(), log) : undefined;
+  let endpoint: McpHttpEndpoint;
+  try {
+    endpoint = await startMcpHttp({
+      host: settings.httpHost,
+      port: settings.httpPort,
+      guard: { allowedHosts: allowedHostsFor(settings.httpHost, settings.allowedHosts ?? []), allowedOrigins: settings.allowedOrigins ?? [], token: settings.token },
+      newServer: () => createRegistryMcpServer(ctx, options).server,
+      sessions,
+      log,
+    });
+  } catch (err) {
+    watch?.stop();
+    throw err;
+  }
+  log.info(
+    {
+      url: endpoint.url,
+      port: endpoint.port,
+      token: settings.token !== undefined,
+      tenant: ctx.client.tenant ?? null,
+      delegate: settings.delegate,
+      sessions: settings.httpSessions ? { max: settings.maxSessions, idle_ms: settings.sessionIdleMs } : false,
+    },
+    `MCP server at ${endpoint.url}`,
+  );
+  if (!watch) return endpoint;
+  return {
+    url: endpoint.url,
+    port: endpoint.port,
+    async close() {
+      watch.stop();
+      await endpoint.close();
+    },
+  };
 }
 
 export async function runMcp(deps: RunMcpDeps): Promise<void> {
@@ -61,6 +102,7 @@ export async function runMcp(deps: RunMcpDeps): Promise<void> {
   const teardown: Array<() => Promise<void> | void> = [];
   try {
     if (config.httpPort === undefined) {
+      if (config.httpSessions) log.warn("--http-sessions has no effect without --http-port: stdio is one session already");
       const session = createRegistryMcpServer(ctx, options);
       const watch = watchCapabilityChanges(nc, client.subjects, () => {
         session.capabilitiesChanged().catch((err: unknown) => log.warn({ err }, "could not send a resource update"));

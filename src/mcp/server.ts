@@ -30,7 +30,7 @@ export const SERVER_NAME = "agent-registry";
 export type RegistryMcpOptions = {
   /** List and accept `tasks_delegate`. */
   delegate: boolean;
-  /** Offer `resources/subscribe` (a session that lives: stdio; not stateless HTTP, which has nowhere to send them). */
+  /** Offer `resources/subscribe` (a session that lives: stdio or an HTTP session; not stateless HTTP, which has nowhere to send them). */
   subscriptions: boolean;
   /** Said in the instructions, so a model knows which view it sees. */
   tenant?: string | undefined;

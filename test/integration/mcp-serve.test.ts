@@ -1,11 +1,13 @@
 /**
  * `serve` with REGISTRY_MCP_HTTP_PORT (PROTOCOL.md section 13): the registry process serves the
  * MCP endpoint beside its API, driven here by the MCP SDK's own client over Streamable HTTP,
- * with the token it was given; a registration shows in the next answer.
+ * with the token it was given; a registration shows in the next answer; with
+ * REGISTRY_MCP_HTTP_SESSIONS, a subscribed session hears of it.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connect, RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
@@ -89,6 +91,35 @@ describe("serve with an MCP endpoint under deploy/nats/auth.conf", () => {
     } finally {
       await guarded.stop();
       await secured.stop();
+    }
+  });
+});
+
+describe("serve with MCP sessions (REGISTRY_MCP_HTTP_SESSIONS)", () => {
+  it("sends a subscribed session resource updates when an agent registers", async () => {
+    const stateful = await startRegistry(server.url, { mcpHttpPort: 0, mcpHttpSessions: true, mcpMaxSessions: 5 });
+    try {
+      let endpoint = "";
+      await waitFor(() => (endpoint = String(stateful.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
+        message: "the MCP endpoint's log line",
+      });
+      const mcp = await mcpOverHttp(endpoint);
+      try {
+        const updates: string[] = [];
+        mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+          updates.push(n.params.uri);
+        });
+        expect(mcp.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+        await mcp.client.subscribeResource({ uri: "registry://capabilities" });
+        const client = new RegistryClient(nc, { prefix: configOf(stateful).prefix });
+        await client.register({ spec: spec("notifier") as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+        await waitFor(() => updates.length > 0, { timeoutMs: 10_000, message: "a resources/updated notification" });
+        expect(updates[0]).toBe("registry://capabilities");
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await stateful.stop();
     }
   });
 });

@@ -103,3 +103,15 @@ describe("redactedConfig", () => {
     expect(shown["natsToken"]).toBeUndefined();
   });
 });
+
+describe("the MCP session settings of serve", () => {
+  it("are off by default, read from the environment, and bounded", () => {
+    expect(loadConfig()).toMatchObject({ mcpHttpSessions: false, mcpMaxSessions: 1000, mcpSessionIdleMs: 1_800_000 });
+    expect(loadConfig({ REGISTRY_MCP_HTTP_SESSIONS: "true", REGISTRY_MCP_MAX_SESSIONS: "20", REGISTRY_MCP_SESSION_IDLE_MS: "60000" })).toMatchObject({
+      mcpHttpSessions: true,
+      mcpMaxSessions: 20,
+      mcpSessionIdleMs: 60000,
+    });
+    expect(() => loadConfig({ REGISTRY_MCP_MAX_SESSIONS: "0" })).toThrow(ConfigError);
+  });
+});

@@ -83,4 +83,13 @@ describe("MCP settings", () => {
     expect(() => loadMcpConfig({ "http-port": "http" }, {})).toThrow(/^--http-port \/ REGISTRY_MCP_HTTP_PORT: /);
     expect(() => loadMcpConfig({}, { REGISTRY_MCP_DELEGATE_TIMEOUT_MS: "500000" })).toThrow(/--delegate-timeout .*must not exceed/);
   });
+
+  it("keeps HTTP stateless unless sessions are asked for, and bounds them", () => {
+    expect(loadMcpConfig({}, {})).toMatchObject({ httpSessions: false, maxSessions: 1000, sessionIdleMs: 1_800_000 });
+    const on = loadMcpConfig({ "http-sessions": true, "max-sessions": "50" }, { REGISTRY_MCP_SESSION_IDLE_MS: "60000" });
+    expect(on).toMatchObject({ httpSessions: true, maxSessions: 50, sessionIdleMs: 60000 });
+    expect(loadMcpConfig({}, { REGISTRY_MCP_HTTP_SESSIONS: "true" }).httpSessions).toBe(true);
+    expect(() => loadMcpConfig({ "max-sessions": "0" }, {})).toThrow(/^--max-sessions \/ REGISTRY_MCP_MAX_SESSIONS: /);
+    expect(() => loadMcpConfig({}, { REGISTRY_MCP_SESSION_IDLE_MS: "0" })).toThrow(/^--session-idle-timeout \/ REGISTRY_MCP_SESSION_IDLE_MS: /);
+  });
 });

@@ -18,6 +18,9 @@ const options: Record<string, OptionSpec> = {
   "http-token": { type: "string", value: "TOKEN", description: flagDoc("http-token") },
   "allowed-host": { type: "string", multiple: true, value: "NAME", description: flagDoc("allowed-host") },
   "allowed-origin": { type: "string", multiple: true, value: "ORIGIN", description: flagDoc("allowed-origin") },
+  "http-sessions": { type: "boolean", description: flagDoc("http-sessions") },
+  "max-sessions": { type: "string", value: "N", description: flagDoc("max-sessions") },
+  "session-idle-timeout": { type: "string", value: "MS", description: flagDoc("session-idle-timeout") },
   "enable-delegate": { type: "boolean", description: flagDoc("enable-delegate") },
   "delegate-timeout": { type: "string", value: "MS", description: flagDoc("delegate-timeout") },
   "max-delegate-timeout": { type: "string", value: "MS", description: flagDoc("max-delegate-timeout") },
@@ -27,11 +30,12 @@ const options: Record<string, OptionSpec> = {
 export const mcpCommand: Command = {
   name: "mcp",
   summary: "serve the registry to MCP clients (LLM coordinators) over stdio, or Streamable HTTP with --http-port",
-  usage: "mcp [--http-port PORT [--http-host HOST] [--http-token TOKEN] [--allowed-host NAME]... [--allowed-origin ORIGIN]...] [--enable-delegate]",
+  usage: "mcp [--http-port PORT [--http-host HOST] [--http-token TOKEN] [--allowed-host NAME]... [--allowed-origin ORIGIN]... [--http-sessions [--max-sessions N] [--session-idle-timeout MS]]] [--enable-delegate]",
   examples: [
     "agent-registry mcp --nats nats://127.0.0.1:4222",
     "agent-registry mcp --tenant acme --enable-delegate --delegate-timeout 60000",
     "REGISTRY_MCP_TOKEN=s3cret agent-registry mcp --http-port 3001",
+    "agent-registry mcp --http-port 3001 --http-sessions --max-sessions 200",
   ],
   options,
   args: { min: 0, max: 0 },
