@@ -9,7 +9,7 @@
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER, type ErrorIssue } from "../protocol/errors.js";
 import type { CheckReply, CheckRequest, PayloadDirection, RouteReply } from "../protocol/messages.js";
-import { requestFailure } from "./errors.js";
+import { PayloadTooLargeError, RegistryTimeoutError, RegistryUnreachableError, requestFailure } from "./errors.js";
 
 /** A payload (or a reply) that breaks the capability's schema; `issues` name each problem's path. */
 export class InvalidPayloadError extends Error {
@@ -23,6 +23,24 @@ export class InvalidPayloadError extends Error {
   ) {
     super(message);
     this.name = "InvalidPayloadError";
+  }
+}
+
+/**
+ * The agent's side of a call failed: it did not answer within the timeout (`timeout`; the task
+ * may still run), or nothing listens on its subject (`unreachable`). Registry queries failing
+ * are the client's usual errors; this one is about the agent.
+ */
+export class AgentRequestError extends Error {
+  constructor(
+    message: string,
+    readonly reason: "timeout" | "unreachable",
+    readonly agentType: string,
+    readonly subject: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "AgentRequestError";
   }
 }
 
@@ -65,11 +83,27 @@ export async function callCapability(queries: CallQueries, nc: NatsConnection, c
   const input = await queries.check({ capability, agent_type: target.agent_type, payload });
   if (!input.valid) throw invalid("input", capability, target.agent_type, input.errors);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const body = new TextEncoder().encode(JSON.stringify(payload));
+  const maxPayload = nc.info?.max_payload;
+  if (maxPayload !== undefined && body.length > maxPayload) {
+    throw new PayloadTooLargeError(`the payload is ${body.length} bytes; NATS carries at most ${maxPayload} in one message`, {
+      issues: [{ path: "payload", message: `at most ${maxPayload} bytes as JSON` }],
+    });
+  }
+  const subject = target.nats_subject;
   let msg: Msg;
   try {
-    msg = await nc.request(target.nats_subject, new TextEncoder().encode(JSON.stringify(payload)), { timeout: timeoutMs });
+    msg = await nc.request(subject, body, { timeout: timeoutMs });
   } catch (e) {
-    throw requestFailure(e, target.nats_subject, timeoutMs);
+    const failure = requestFailure(e, subject, timeoutMs);
+    if (failure instanceof RegistryTimeoutError) {
+      throw new AgentRequestError(`${target.agent_type} did not answer on ${subject} within ${timeoutMs} ms; the task may still be running`, "timeout", target.agent_type, subject, { cause: e });
+    }
+    // Its message names what failed: no responders, or a closed or draining connection.
+    if (failure instanceof RegistryUnreachableError) {
+      throw new AgentRequestError(`no instance of ${target.agent_type} listens on ${subject} (${failure.message})`, "unreachable", target.agent_type, subject, { cause: e });
+    }
+    throw failure;
   }
   const reply = replyOf(msg, target.agent_type);
   if (opts.checkReply !== false) {

@@ -26,7 +26,7 @@ export {
   type ErrorIssue,
 } from "./errors.js";
 export { DEFAULT_TIMEOUT_MS, RegistryClient, type RegistryClientOptions } from "./registry-client.js";
-export { AgentReplyError, DEFAULT_CALL_TIMEOUT_MS, InvalidPayloadError, type CallOptions, type CallResult } from "./call.js";
+export { AgentReplyError, AgentRequestError, DEFAULT_CALL_TIMEOUT_MS, InvalidPayloadError, type CallOptions, type CallResult } from "./call.js";
 export { CapabilityCache, createCapabilityCache, type CachedAnswer, type CapabilityCacheOptions } from "./capability-cache.js";
 export { registerAgent, type AgentEvent, type AgentEventType, type AgentHandle, type RegisterAgentOptions } from "./agent.js";
 export { installShutdownHandlers, type ShutdownOptions } from "./shutdown.js";

@@ -15,7 +15,6 @@ import type { McpConfig } from "./config.js";
 import { allowedHostsFor, isLoopback } from "./http-guard.js";
 import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
 import { McpSessions } from "./http-sessions.js";
-import { PayloadChecker } from "../domain/spec/payload-check.js";
 import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
 import type { ToolContext } from "./tool-definition.js";
 
@@ -31,9 +30,9 @@ export type RunMcpDeps = {
   stdout?: Writable;
 };
 
-/** What the tools work with: the client, the connection delegated tasks go over, the payload checker. */
+/** What the tools work with: the client (whose `call` delegates tasks) and the connection the capability watch listens on. */
 export function toolContext(client: RegistryClient, nc: NatsConnection, config: Pick<McpConfig, "delegateTimeoutMs" | "maxDelegateTimeoutMs">): ToolContext {
-  return { client, nc, payloads: new PayloadChecker(), delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
+  return { client, nc, delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
 }
 
 export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate" | "httpSessions" | "maxSessions" | "sessionIdleMs"> & {

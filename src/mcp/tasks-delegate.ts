@@ -1,14 +1,13 @@
 /**
  * `tasks_delegate` (PROTOCOL.md section 13), listed only when enabled: routes the capability as
- * `route` does, checks the payload against the chosen provider's input schema (the agent is
- * not called when it fails), sends the payload itself as the request body to the provider's
- * NATS subject, and returns the agent's reply. Every failure is a tool error a model can act on:
+ * `route` does, has the registry check the payload against the chosen provider's input schema
+ * (the agent is not called when it fails), sends the payload itself as the request body to the
+ * provider's NATS subject, and returns the agent's reply. Every failure is a tool error a model can act on:
  * `no_route`, `invalid_payload` with paths, `timeout`, `agent_error`.
  */
 import { z } from "zod";
-import type { Msg } from "@nats-io/nats-core";
-import { RegistryTimeoutError, RegistryUnreachableError, requestFailure } from "../client/errors.js";
-import { ErrorCode, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "../protocol/errors.js";
+import { AgentReplyError, AgentRequestError, InvalidPayloadError } from "../client/call.js";
+import { ErrorCode } from "../protocol/errors.js";
 import { defineTool, type ToolContext } from "./tool-definition.js";
 import { DelegateErrorCode, ToolError } from "./tool-error.js";
 import { delegateOutput } from "./tool-schemas.js";
@@ -19,6 +18,10 @@ export const MAX_DELEGATE_TIMEOUT_MS = 600_000;
 export type DelegateArgs = { capability: string; payload?: unknown; timeout_ms?: number | undefined };
 export type Delegated = { agent_type: string; nats_subject: string; reply: unknown };
 
+/**
+ * The SDK's `call` (route, the registry's `check`, the request), without the reply check the
+ * section 13 tool does not make; its failures become the tool errors a model can act on.
+ */
 export async function delegateTask(args: DelegateArgs, ctx: ToolContext): Promise<Delegated> {
   const timeoutMs = args.timeout_ms ?? ctx.delegateTimeoutMs;
   if (timeoutMs > ctx.maxDelegateTimeoutMs) {
@@ -26,62 +29,18 @@ export async function delegateTask(args: DelegateArgs, ctx: ToolContext): Promis
       { path: "timeout_ms", message: `at most ${ctx.maxDelegateTimeoutMs}` },
     ]);
   }
-  const routed = await ctx.client.route({ skill: args.capability });
-  // The route reply names the agent; lookup gives its schema for this capability ($refs resolved).
-  const { providers } = await ctx.client.lookupAll({ capability: args.capability });
-  const provider = providers.find((p) => p.agent_type === routed.agent_type);
-  if (!provider) {
-    throw new ToolError(ErrorCode.NoRoute, `${routed.agent_type} stopped providing ${args.capability} while the task was routed; try again`);
-  }
-  const payload = args.payload ?? {};
-  const issues = ctx.payloads.check(provider.input_schema, payload);
-  if (issues.length > 0) {
-    const first = issues[0]!;
-    throw new ToolError(
-      DelegateErrorCode.InvalidPayload,
-      `the payload does not match the input schema of ${args.capability} (${provider.agent_type}), so the agent was not called: ${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
-      issues,
-    );
-  }
-  const body = new TextEncoder().encode(JSON.stringify(payload));
-  const maxPayload = ctx.nc.info?.max_payload;
-  if (maxPayload !== undefined && body.length > maxPayload) {
-    throw new ToolError(ErrorCode.PayloadTooLarge, `the payload is ${body.length} bytes; NATS carries at most ${maxPayload} in one message`, [
-      { path: "payload", message: `at most ${maxPayload} bytes as JSON` },
-    ]);
-  }
-  const subject = routed.nats_subject;
-  let msg: Msg;
   try {
-    msg = await ctx.nc.request(subject, body, { timeout: timeoutMs });
+    return await ctx.client.call(args.capability, args.payload ?? {}, { timeoutMs, checkReply: false });
   } catch (e) {
-    const failure = requestFailure(e, subject, timeoutMs);
-    if (failure instanceof RegistryTimeoutError) {
-      throw new ToolError(DelegateErrorCode.Timeout, `${routed.agent_type} did not answer on ${subject} within ${timeoutMs} ms; the task may still be running`, [], { cause: e });
+    if (e instanceof InvalidPayloadError) {
+      const first = e.issues[0];
+      const where = first ? `: ${first.path}: ${first.message}${e.issues.length > 1 ? ` (and ${e.issues.length - 1} more)` : ""}` : "";
+      throw new ToolError(DelegateErrorCode.InvalidPayload, `the payload does not match the input schema of ${args.capability} (${e.agentType}), so the agent was not called${where}`, e.issues);
     }
-    if (failure instanceof RegistryUnreachableError) {
-      throw new ToolError(DelegateErrorCode.AgentError, `no instance of ${routed.agent_type} listens on ${subject} (${failure.message})`, [], { cause: e });
-    }
-    throw failure;
+    if (e instanceof AgentRequestError) throw new ToolError(e.reason === "timeout" ? DelegateErrorCode.Timeout : DelegateErrorCode.AgentError, e.message, [], { cause: e });
+    if (e instanceof AgentReplyError) throw new ToolError(DelegateErrorCode.AgentError, e.message);
+    throw e;
   }
-  return { agent_type: routed.agent_type, nats_subject: subject, reply: agentReply(msg, routed.agent_type) };
-}
-
-/** The reply as JSON (or text); an error reply of an agent built on NATS services is `agent_error`. */
-function agentReply(msg: Msg, agentType: string): unknown {
-  const text = new TextDecoder().decode(msg.data);
-  let reply: unknown = text;
-  try {
-    reply = text === "" ? null : JSON.parse(text);
-  } catch {
-    // not JSON: the reply is the text itself
-  }
-  const code = msg.headers?.get(SERVICE_ERROR_CODE_HEADER);
-  if (code) {
-    const why = msg.headers?.get(SERVICE_ERROR_HEADER) || (typeof reply === "string" ? reply : JSON.stringify(reply));
-    throw new ToolError(DelegateErrorCode.AgentError, `${agentType} answered with error ${code}: ${why}`);
-  }
-  return reply;
 }
 
 export const tasksDelegateTool = defineTool({

@@ -11,12 +11,10 @@ import type { RegistryClient } from "../client/registry-client.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { ToolError, toolErrorBody } from "./tool-error.js";
 import { errorBodySchema } from "./tool-schemas.js";
-import type { PayloadChecker } from "../domain/spec/payload-check.js";
 
 export type ToolContext = {
   readonly client: RegistryClient;
   readonly nc: NatsConnection;
-  readonly payloads: PayloadChecker;
   /** `tasks_delegate`'s timeout when the call gives none, and the most a call may ask for. */
   readonly delegateTimeoutMs: number;
   readonly maxDelegateTimeoutMs: number;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { AgentReplyError, connect, InvalidPayloadError, InvalidRequestError, NoRouteError, NotFoundError, RegistryClient } from "../../src/client/index.js";
+import { AgentReplyError, AgentRequestError, connect, InvalidPayloadError, InvalidRequestError, NoRouteError, NotFoundError, RegistryClient } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 
@@ -188,7 +188,9 @@ describe("RegistryClient.call: a task sent the checked way", () => {
   it("uses the named agent type's schema and subject, and refuses bad names before sending", async () => {
     // pc-waiting is not ready (route would not pick it) and nothing listens on its subject.
     await expect(sdk.call("invoice.total", { invoice_id: "INV-1" }, { agentType: "pc-waiting" })).rejects.toMatchObject({ direction: "input", agentType: "pc-waiting" });
-    await expect(sdk.call("invoice.total", "text", { agentType: "pc-waiting", timeoutMs: 200 })).rejects.toBeInstanceOf(Error);
+    const unheard = await sdk.call("invoice.total", "text", { agentType: "pc-waiting", timeoutMs: 2_000 }).catch((e: unknown) => e);
+    expect(unheard).toBeInstanceOf(AgentRequestError);
+    expect(unheard).toMatchObject({ reason: "unreachable", agentType: "pc-waiting", subject: "agent.tasks.pc-waiting" });
     await expect(sdk.call("Not A Capability", {})).rejects.toBeInstanceOf(InvalidRequestError);
     await expect(sdk.call("nobody.does.this", {})).rejects.toBeInstanceOf(NoRouteError);
   });
