@@ -126,10 +126,10 @@ export async function startBareResponder(natsUrl: string, subject: string, body:
 export type McpProc = { readonly pid: number; readonly url: string; stop(): Promise<void> };
 
 /** `agent-registry mcp --http-port 0` from the compiled tree, once its log says where it listens. */
-export async function startMcpHttp(natsUrl: string, cpuProfDir?: string): Promise<McpProc> {
+export async function startMcpHttp(natsUrl: string, cpuProfDir?: string, extraArgs: readonly string[] = []): Promise<McpProc> {
   const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
-  const child = spawn(process.execPath, [...prof, "bench/.build/dist/cli/main.js", "mcp", "--http-port", "0", "--nats", natsUrl], {
+  const child = spawn(process.execPath, [...prof, "bench/.build/dist/cli/main.js", "mcp", "--http-port", "0", "--nats", natsUrl, ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env },
     stdio: ["ignore", "pipe", "pipe"],

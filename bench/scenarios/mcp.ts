@@ -3,7 +3,8 @@
  * POSTed to `agent-registry mcp --http-port`, which asks the registry over NATS) against the
  * same lookup asked directly over NATS with RegistryClient, one request in flight each, in
  * alternating rounds from this process. The difference is what HTTP, the MCP framing and the
- * extra hop add to one answer.
+ * extra hop add to one answer. The same call in an MCP session (`--http-sessions`) is measured
+ * in the same rounds: a session's server is built once, a stateless request builds its own.
  */
 import { Agent, request } from "node:http";
 import { connect } from "../../src/client/connection.js";
@@ -23,8 +24,8 @@ export const mcpScenario: Scenario = {
   method:
     "200 agent types, 4 capabilities each, 3 providers per capability. From the runner, one request in flight: " +
     "`tools/call capability_lookup` POSTed as JSON-RPC to `agent-registry mcp --http-port` (stateless, JSON responses, a kept-alive " +
-    "connection), and as the baseline `RegistryClient.lookup` for the same random capabilities straight over NATS, " +
-    "in alternating rounds. Every answer is checked to name providers.",
+    "connection), the same call in one session of a second front started with `--http-sessions`, and as the baseline " +
+    "`RegistryClient.lookup` for the same random capabilities straight over NATS, in alternating rounds. Every answer is checked to name providers.",
   async run(ctx: Context): Promise<ScenarioResult> {
     const shape: FleetShape = { types: ctx.quick ? 30 : 200, capsPerType: 4, providersPerCap: 3 };
     const perRound = ctx.quick ? 100 : 2000;
@@ -35,9 +36,11 @@ export const mcpScenario: Scenario = {
       const seeded = await load.call<{ errors: number; firstError?: string }>("register", { concurrency: 64 });
       ctx.check(seeded.errors === 0, `seeding the fleet failed: ${seeded.firstError}`);
       const mcp = await startMcpHttp(server.url, ctx.cpuProfDir ? `${ctx.cpuProfDir}/mcp` : undefined);
+      const withSessions = await startMcpHttp(server.url, undefined, ["--http-sessions"]);
       const nc = await connect({ servers: server.url, name: "bench-mcp-baseline" });
       // node:http with one kept-alive connection, as an MCP client keeps its connection.
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const sessionAgent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const client = new RegistryClient(nc);
         const total = capabilityCount(shape);
@@ -49,33 +52,46 @@ export const mcpScenario: Scenario = {
           failures++;
           firstFailure ??= why;
         };
-        const endpoint = new URL(mcp.url);
-        const post = (text: string) =>
-          new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const post = (url: string, via: Agent, text: string, session?: string) =>
+          new Promise<{ status: number; text: string; session: string | undefined }>((resolve, reject) => {
+            const endpoint = new URL(url);
             const req = request(
               {
-                agent,
+                agent: via,
                 host: endpoint.hostname,
                 port: endpoint.port,
                 path: endpoint.pathname,
                 method: "POST",
-                headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", "content-length": Buffer.byteLength(text) },
+                headers: {
+                  "content-type": "application/json",
+                  accept: "application/json, text/event-stream",
+                  "mcp-protocol-version": "2025-11-25",
+                  "content-length": Buffer.byteLength(text),
+                  ...(session ? { "mcp-session-id": session } : {}),
+                },
               },
               (res) => {
                 let data = "";
                 res.setEncoding("utf8");
                 res.on("data", (c: string) => (data += c));
-                res.on("end", () => resolve({ status: res.statusCode ?? 0, text: data }));
+                res.on("end", () => resolve({ status: res.statusCode ?? 0, text: data, session: res.headers["mcp-session-id"] as string | undefined }));
               },
             );
             req.on("error", reject);
             req.end(text);
           });
-        const overHttp = async (capability: string): Promise<void> => {
-          const res = await post(JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "capability_lookup", arguments: { capability } } }));
+        const lookupCall = (capability: string) => JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "capability_lookup", arguments: { capability } } });
+        const expectProviders = (res: { status: number; text: string }) => {
           const body = JSON.parse(res.text) as { result?: { isError?: boolean; structuredContent?: { providers?: unknown[] } } };
           if (res.status !== 200 || body.result?.isError || !body.result?.structuredContent?.providers?.length) fail(`HTTP ${res.status}: ${res.text.slice(0, 200)}`);
         };
+        const overHttp = async (capability: string): Promise<void> => expectProviders(await post(mcp.url, agent, lookupCall(capability)));
+        // One session for the whole run, as a client keeps it: initialize, then initialized.
+        const init = await post(withSessions.url, sessionAgent, JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }));
+        ctx.check(init.status === 200 && init.session !== undefined, `no MCP session: HTTP ${init.status} ${init.text.slice(0, 200)}`);
+        const session = init.session!;
+        await post(withSessions.url, sessionAgent, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session);
+        const inSession = async (capability: string): Promise<void> => expectProviders(await post(withSessions.url, sessionAgent, lookupCall(capability), session));
         const overNats = async (capability: string): Promise<void> => {
           const r = await client.lookup(capability);
           if (r.providers.length === 0) fail(`no provider of ${capability}`);
@@ -90,25 +106,32 @@ export const mcpScenario: Scenario = {
         };
         // Warm-up: JIT of both sides, the HTTP connection, the registry's lookup cache.
         await measure(overHttp, ctx.quick ? 50 : 500);
+        await measure(inSession, ctx.quick ? 50 : 500);
         await measure(overNats, ctx.quick ? 50 : 500);
         const http = new Recorder();
+        const sessioned = new Recorder();
         const direct = new Recorder();
-        const p50s: Array<{ http: number; nats: number }> = [];
+        const p50s: Array<{ http: number; session: number; nats: number }> = [];
         for (let r = 0; r < rounds; r++) {
           const h = new Recorder();
+          const s = new Recorder();
           const d = new Recorder();
           await measure(overNats, perRound, d, direct);
           await measure(overHttp, perRound, h, http);
+          await measure(inSession, perRound, s, sessioned);
           const hs = h.summary();
+          const ss = s.summary();
           const ds = d.summary();
-          p50s.push({ http: hs.p50, nats: ds.p50 });
-          for (const v of [hs, ds]) ctx.check(v.count === perRound, "a round lost samples");
-          ctx.log(`round ${r + 1}: capability_lookup over HTTP p50 ${hs.p50.toFixed(3)} ms, NATS lookup p50 ${ds.p50.toFixed(3)} ms`);
+          p50s.push({ http: hs.p50, session: ss.p50, nats: ds.p50 });
+          for (const v of [hs, ss, ds]) ctx.check(v.count === perRound, "a round lost samples");
+          ctx.log(`round ${r + 1}: capability_lookup over HTTP p50 ${hs.p50.toFixed(3)} ms, in a session ${ss.p50.toFixed(3)} ms, NATS lookup p50 ${ds.p50.toFixed(3)} ms`);
         }
         ctx.check(failures === 0, `requests failed (${failures}): ${firstFailure}`);
         const hs = http.summary();
+        const ss = sessioned.summary();
         const ds = direct.summary();
         const p50Ratio = hs.p50 / ds.p50;
+        const sessionRatio = ss.p50 / ds.p50;
         return {
           rows: [
             {
@@ -119,6 +142,14 @@ export const mcpScenario: Scenario = {
               pass: p50Ratio <= TARGET_RATIO,
             },
             {
+              // Informative: whether the per-request server of stateless mode is what costs.
+              measure: "capability_lookup over MCP HTTP in a session, p50",
+              figure: `${ss.p50.toFixed(3)} ms (${ratio(sessionRatio)} baseline)`,
+              baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
+              target: "",
+              pass: null,
+            },
+            {
               measure: "capability_lookup over MCP HTTP, p99",
               figure: `${hs.p99.toFixed(3)} ms (${ratio(hs.p99 / ds.p99)} baseline)`,
               baseline: `${ds.p99.toFixed(3)} ms lookup over NATS`,
@@ -126,13 +157,15 @@ export const mcpScenario: Scenario = {
               pass: null,
             },
           ],
-          notes: [`${fmt(hs.count)} requests each way, one in flight; per-round p50s (ms, HTTP / NATS): ${p50s.map((p) => `${round(p.http, 3)} / ${round(p.nats, 3)}`).join(", ")}`],
-          details: { shape, http: hs, nats: ds, rounds: p50s },
+          notes: [`${fmt(hs.count)} requests each way, one in flight; per-round p50s (ms, HTTP / session / NATS): ${p50s.map((p) => `${round(p.http, 3)} / ${round(p.session, 3)} / ${round(p.nats, 3)}`).join(", ")}`],
+          details: { shape, http: hs, session: ss, nats: ds, rounds: p50s },
         };
       } finally {
         agent.destroy();
+        sessionAgent.destroy();
         await nc.close();
         await mcp.stop();
+        await withSessions.stop();
       }
     });
   },
