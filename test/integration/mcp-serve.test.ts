@@ -14,6 +14,15 @@ import { configOf, spec, startRegistry, type TestRegistry } from "../harness/reg
 import { call, mcpOverHttp } from "../harness/mcp.js";
 import { waitFor } from "../harness/wait.js";
 
+/** The URL of the MCP endpoint a registry serves, from its log line once it is up. */
+async function mcpEndpointOf(reg: TestRegistry): Promise<string> {
+  let url = "";
+  await waitFor(() => (url = String(reg.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
+    message: "the MCP endpoint's log line",
+  });
+  return url;
+}
+
 let server: NatsTestServer;
 let registry: TestRegistry;
 let nc: NatsConnection;
@@ -22,9 +31,7 @@ let url = "";
 beforeAll(async () => {
   server = await withNatsServer();
   registry = await startRegistry(server.url, { mcpHttpPort: 0, mcpToken: "serve-token" });
-  await waitFor(() => (url = String(registry.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
-    message: "the MCP endpoint's log line",
-  });
+  url = await mcpEndpointOf(registry);
   nc = await connect({ servers: server.url });
 });
 
@@ -73,10 +80,7 @@ describe("serve with an MCP endpoint under deploy/nats/auth.conf", () => {
     const secured = await withNatsServer({ configText: authConf, jetstream: true });
     const guarded = await startRegistry(secured.url, { mcpHttpPort: 0, natsUser: "registry", natsPassword: password, prefix: "registry", bucket: "agent-registry", eventsStream: "REGISTRY_EVENTS" });
     try {
-      let endpoint = "";
-      await waitFor(() => (endpoint = String(guarded.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
-        message: "the MCP endpoint's log line",
-      });
+      const endpoint = await mcpEndpointOf(guarded);
       const mcp = await mcpOverHttp(endpoint);
       try {
         // Every query tool, each of which asks the API over NATS: none may meet a permission violation.
@@ -99,10 +103,7 @@ describe("serve with MCP sessions (REGISTRY_MCP_HTTP_SESSIONS)", () => {
   it("sends a subscribed session resource updates when an agent registers", async () => {
     const stateful = await startRegistry(server.url, { mcpHttpPort: 0, mcpHttpSessions: true, mcpMaxSessions: 5 });
     try {
-      let endpoint = "";
-      await waitFor(() => (endpoint = String(stateful.logs.find((l) => l.component === "mcp" && typeof l["url"] === "string")?.["url"] ?? "")) !== "", {
-        message: "the MCP endpoint's log line",
-      });
+      const endpoint = await mcpEndpointOf(stateful);
       const mcp = await mcpOverHttp(endpoint);
       try {
         const updates: string[] = [];
