@@ -2,16 +2,10 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/view/events.js";
 import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
-import {
-  agentKey,
-  encodeRecord,
-  instanceKey,
-  type AgentRecord,
-  type LiveInstanceRecord,
-  type RemovalReason,
-} from "../../src/domain/view/records.js";
-import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
 import type { StoreEntry } from "../../src/domain/ports.js";
+import { LIVE, agentPut, del, gonePut, instPut, put } from "./store-entries.js";
+import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 
 function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<string, unknown> = {}): AgentSpec {
@@ -26,23 +20,6 @@ function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<
     ...extra,
   });
 }
-
-const put = (key: string, revision: number, value: Uint8Array): StoreEntry => ({ key, revision, operation: "PUT", value, created: revision * 1000 });
-
-const agentPut = (rev: number, spec: AgentSpec, rec: Partial<AgentRecord> = {}): StoreEntry =>
-  put(agentKey(spec.agent_type), rev, encodeRecord({ kind: "agent", spec, registered_at: 10, updated_at: 10, ...rec }));
-
-const LIVE: LiveInstanceRecord = {
-  kind: "instance", version: "1.0.0", status: "ready", registered_at: 100, last_heartbeat: 100,
-  heartbeat_interval_ms: 1000, active_tasks: 0, metadata: {}, spec_changed: false,
-};
-const instPut = (rev: number, type: string, id: string, rec: Partial<LiveInstanceRecord> = {}): StoreEntry =>
-  put(instanceKey(type, id), rev, encodeRecord({ ...LIVE, ...rec }));
-
-const gonePut = (rev: number, type: string, id: string, reason: RemovalReason, at: number): StoreEntry =>
-  put(instanceKey(type, id), rev, encodeRecord({ kind: "gone", version: "1.0.0", reason, at, registered_at: 100, last_heartbeat: 200 }));
-
-const del = (key: string, rev: number): StoreEntry => ({ key, revision: rev, operation: "DEL", value: new Uint8Array(), created: rev * 1000 });
 
 const types = (events: StoreEvent[]): string[] => events.map((e) => e.type);
 const capEvents = (events: StoreEvent[]) =>
