@@ -14,6 +14,7 @@ import { checkCommand } from "./commands/check.js";
 import { deregisterCommand } from "./commands/deregister.js";
 import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
+import { graphCommand } from "./commands/graph.js";
 import { lookupCommand } from "./commands/lookup.js";
 import { lsCommand } from "./commands/ls.js";
 import { mcpCommand } from "./commands/mcp.js";
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   cardCommand,
   toolspecCommand,
   checkCommand,
+  graphCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

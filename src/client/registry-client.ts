@@ -26,6 +26,8 @@ import type {
   FindRequest,
   GetReply,
   GetRequest,
+  GraphReply,
+  GraphRequest,
   HeartbeatReply,
   HeartbeatRequest,
   ListReply,
@@ -244,6 +246,16 @@ export class RegistryClient {
    */
   check(req: CheckRequest, opts?: QueryOptions): Promise<CheckReply> {
     return this.#query("check", req, opts);
+  }
+
+  /**
+   * What an agent type depends on (transitively, `depth` levels, default 16), or with
+   * `direction: "dependents"` what depends on it, or with no agent_type the whole fleet's
+   * graph: each node with its state now, and the problems found (PROTOCOL.md section 11.2).
+   */
+  async graph(req: GraphRequest = {}, opts?: QueryOptions): Promise<GraphReply> {
+    if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
+    return this.#query("graph", req, opts);
   }
 
   /**

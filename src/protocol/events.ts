@@ -2,6 +2,7 @@
  * Registry events (PROTOCOL.md section 5): their type names, the data each carries, and the
  * CloudEvents 1.0 envelope. The one place event type names are written.
  */
+import type { Dependency } from "./spec.js";
 import type { InstanceStatus, RemovalReason } from "./states.js";
 
 export const EventType = {
@@ -9,6 +10,10 @@ export const EventType = {
   AgentDeregistered: "registry.agent.deregistered",
   AgentStatusChanged: "registry.agent.status_changed",
   CapabilityChanged: "registry.capability.changed",
+  /** An extension of PROTOCOL.md section 11.2 (docs/protocol.md, section 8): a dependency stopped being live. */
+  DependencyLost: "registry.agent.dependency_lost",
+  /** ... and is live again. */
+  DependencyRestored: "registry.agent.dependency_restored",
   /** Core NATS only, never stored. */
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
@@ -49,6 +54,21 @@ export type CapabilityChange = "added" | "removed" | "updated";
 export type CapabilityChangedData = { capability: string; change: CapabilityChange; providers: string[]; revision: number };
 /** `active_tasks` is null when the heartbeat did not report it. */
 export type HeartbeatData = { agent_type: string; instance_id: string; status: InstanceStatus; active_tasks: number | null };
+/** What a dependency resolves to (PROTOCOL.md section 11.2, the graph's node states). */
+export type DependencyState = "live" | "registered" | "deregistered" | "missing" | "version_mismatch";
+/**
+ * About the agent type that depends (`agent_type`, the event's subject): which of its
+ * dependencies changed (`node` is the graph's id of it), its state now, and the agent types
+ * that provide it.
+ */
+export type DependencyChangedData = {
+  agent_type: string;
+  dependency: Dependency;
+  node: string;
+  state: DependencyState;
+  providers: string[];
+  revision: number;
+};
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
 
 /** The data each event type carries. */
@@ -57,6 +77,8 @@ export type EventData = {
   "registry.agent.deregistered": DeregisteredData;
   "registry.agent.status_changed": StatusChangedData;
   "registry.capability.changed": CapabilityChangedData;
+  "registry.agent.dependency_lost": DependencyChangedData;
+  "registry.agent.dependency_restored": DependencyChangedData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
 };
@@ -79,6 +101,8 @@ export type AgentRegisteredEvent = CloudEvent<"registry.agent.registered", Regis
 export type AgentDeregisteredEvent = CloudEvent<"registry.agent.deregistered", DeregisteredData>;
 export type AgentStatusChangedEvent = CloudEvent<"registry.agent.status_changed", StatusChangedData>;
 export type CapabilityChangedEvent = CloudEvent<"registry.capability.changed", CapabilityChangedData>;
+export type DependencyLostEvent = CloudEvent<"registry.agent.dependency_lost", DependencyChangedData>;
+export type DependencyRestoredEvent = CloudEvent<"registry.agent.dependency_restored", DependencyChangedData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 

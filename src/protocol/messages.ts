@@ -6,6 +6,7 @@
 import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
 import type { ErrorIssue } from "./errors.js";
+import type { DependencyState } from "./events.js";
 
 /** Every query reply carries the store revision it reflects. */
 export type Revisioned = { revision: number };
@@ -229,3 +230,12 @@ export type PayloadDirection = "input" | "output";
 export type CheckRequest = { capability: string; agent_type?: string; direction?: PayloadDirection; payload: unknown };
 /** `errors` is empty when `valid`; each names the place in the payload (`payload.items.0.id`). */
 export type CheckReply = { valid: boolean; errors: ErrorIssue[]; agent_type: string; version: string; revision: number };
+
+/** An agent type's dependencies or dependents, or the whole fleet's graph (PROTOCOL.md section 11.2). */
+export type GraphRequest = { agent_type?: string; direction?: "dependencies" | "dependents"; depth?: number };
+export type GraphNode = { id: string; kind: string; name: string; version: string; state: DependencyState };
+/** Always from the one that depends to what it depends on. */
+export type GraphEdge = { from: string; to: string; capability: string | null };
+/** Codes: `missing`, `version_mismatch` (warnings), `cycle` (an error), `truncated` (a warning: the graph was cut to fit a reply). */
+export type GraphProblem = { severity: "error" | "warning"; code: string; message: string; path: string };
+export type GraphReply = { nodes: GraphNode[]; edges: GraphEdge[]; problems: GraphProblem[]; revision: number };

@@ -60,7 +60,11 @@ export type ModelProvider = {
   description?: string | undefined;
 };
 
-export type Dependency = { type: "agent" | "tool"; name: string; version: string; capability?: string | undefined };
+/** What a dependency names (PROTOCOL.md section 11.2); a node id of the graph starts with it. */
+export const DEPENDENCY_TYPES = ["agent", "tool", "mcp_server"] as const;
+export type DependencyType = (typeof DEPENDENCY_TYPES)[number];
+
+export type Dependency = { type: DependencyType; name: string; version: string; capability?: string | undefined };
 
 export type AgentSpec = {
   agent_type: string;

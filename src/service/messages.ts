@@ -136,6 +136,14 @@ export const checkQuery = z.object({
   min_revision: minRevision,
 });
 
+/** An agent type's dependencies or dependents, or the fleet's graph (PROTOCOL.md section 11.2). */
+export const graphQuery = z.object({
+  agent_type: agentType.optional(),
+  direction: z.enum(["dependencies", "dependents"]).optional(),
+  depth: z.number().int().min(1).max(16).optional(),
+  min_revision: minRevision,
+});
+
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(body);

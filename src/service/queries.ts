@@ -17,6 +17,7 @@ import {
   capabilitiesQuery,
   cardQuery,
   checkQuery,
+  graphQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -40,6 +41,7 @@ import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
 import { PayloadChecker } from "../domain/spec/payload-check.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
+import { dependencyGraph } from "../domain/graph/graph-query.js";
 import type { Logger } from "./logger.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
@@ -347,6 +349,13 @@ export class QueryService {
       const { agent, cap } = this.checkedProvider(q.capability, q.agent_type, tenant);
       const errors = this.payloads.check(direction === "input" ? cap.input_schema : cap.output_schema, q.payload, direction);
       return { valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version };
+    },
+
+    // Section 11.2: any agent, whatever its state; each node says its state now.
+    graph: (body, tenant) => {
+      const q = parseMessage(graphQuery, body, "graph");
+      const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
+      return dependencyGraph(this.view, q, root, tenant, this.listBytes());
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   capabilitiesQuery,
   cardQuery,
   checkQuery,
+  graphQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -36,6 +37,7 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   card: cardQuery,
   toolspec: toolspecQuery,
   check: checkQuery,
+  graph: graphQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

@@ -26,6 +26,7 @@ import {
 } from "../domain/view/records.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
 import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../domain/spec/validation.js";
+import { dependencyWarnings, findCycle } from "../domain/graph/dependency-checks.js";
 import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
@@ -119,6 +120,7 @@ export class Registrar {
     const warnings = [...body.warnings, ...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
+    if (spec.depends?.length) warnings.push(...this.checkDependencies(spec));
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
     if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
       throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
@@ -286,6 +288,20 @@ export class Registrar {
     const claim = this.deps.view.claims.forSubject(subject);
     if (!claim || claim.record.agent_type !== agentType) return;
     await this.deps.store.remove(subjectClaimKey(subject), claim.revision).catch(() => undefined);
+  }
+
+  /**
+   * A dependency closing a cycle is refused; one not live now is a warning (PROTOCOL.md
+   * section 11.2). Read from the view: two replicas registering the two halves of a cycle at
+   * once can both pass, and the graph reports such a cycle as an error.
+   */
+  private checkDependencies(spec: AgentSpec): string[] {
+    const cycle = findCycle(this.deps.view, spec);
+    if (cycle) {
+      const message = `closes the dependency cycle ${cycle.path.join(" -> ")}`;
+      throw invalidSpec(`spec is invalid: depends.${cycle.index} ${message}`, [{ path: `depends.${cycle.index}`, message }]);
+    }
+    return dependencyWarnings(this.deps.view, spec.depends ?? [], spec.tenant_scope);
   }
 
   /**

@@ -51,6 +51,7 @@ const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   card: { agent_type: "seed-a", a2a_version: "0.3" },
   toolspec: { agent_type: "seed-a" },
   check: { capability: "seed-a.run", agent_type: "seed-a", direction: "input", payload: { text: "x" } },
+  graph: { agent_type: "seed-a", direction: "dependents", depth: 3 },
 };
 
 const nestedArrays = (depth: number): unknown => {

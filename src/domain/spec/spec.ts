@@ -17,7 +17,7 @@ import {
   RESERVED_SUBJECT_RE,
   TENANT_RE,
 } from "../../protocol/ids.js";
-import { AGENT_KINDS, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
+import { AGENT_KINDS, DEPENDENCY_TYPES, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
 
 export { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SUPPORTED_PATTERNS, TENANT_RE };
 
@@ -81,7 +81,7 @@ const providerSchema = z.object({
 });
 
 const dependencySchema = z.object({
-  type: z.enum(["agent", "tool"]),
+  type: z.enum(DEPENDENCY_TYPES),
   name: z.string().min(1).max(256),
   version: z.string().refine((v) => semver.valid(v) !== null, "must be an exact semver version"),
   capability: capabilityName.optional(),

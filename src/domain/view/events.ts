@@ -10,6 +10,7 @@ export type {
   CapabilityChange,
   CapabilityChangedData,
   CloudEvent,
+  DependencyChangedData,
   DeregisteredData,
   RegisteredData,
   SelfPreservationData,
@@ -18,7 +19,13 @@ export type {
 export { toCloudEvent };
 
 /** The event types a store transition can cause. */
-type DerivedType = "registry.agent.registered" | "registry.agent.deregistered" | "registry.agent.status_changed" | "registry.capability.changed";
+type DerivedType =
+  | "registry.agent.registered"
+  | "registry.agent.deregistered"
+  | "registry.agent.status_changed"
+  | "registry.capability.changed"
+  | "registry.agent.dependency_lost"
+  | "registry.agent.dependency_restored";
 
 /** A derived event before it gets its envelope; `subject` is the agent_type or capability. */
 export type DerivedEvent = { [T in DerivedType]: { type: T; subject: string; data: EventData[T] } }[DerivedType];

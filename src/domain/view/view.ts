@@ -28,6 +28,8 @@ import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instan
 import { InstanceChanges } from "./instance-changes.js";
 import { isSubjectClaimKey, SubjectClaimBook } from "./subject-claims.js";
 import { InstanceTally } from "./instance-tally.js";
+import { DependentsIndex } from "../graph/dependents-index.js";
+import { dependencyChanges, watchDependencies } from "./dependency-events.js";
 
 /** Something kept in step with agents (query indexes); told of every change but plain heartbeats. */
 export type AgentListener = { update(agentType: string, agent: AgentState | undefined): void };
@@ -80,6 +82,8 @@ export class RegistryView {
   readonly claims = new SubjectClaimBook();
   /** Live instances of known agent types by status, for the gauges (no pass over the fleet). */
   private readonly tally = new InstanceTally();
+  /** Who depends on what (PROTOCOL.md section 11.2), for dependency events and the graph. */
+  readonly dependents = new DependentsIndex();
 
   /**
    * `clock` is this replica's own: each live instance record applied is stamped with it
@@ -213,6 +217,7 @@ export class RegistryView {
     this.index.clear();
     this.claims.clear();
     this.tally.clear();
+    this.dependents.clear();
     this.revision = 0;
     for (const t of types) this.notify(t, undefined);
   }
@@ -264,8 +269,20 @@ export class RegistryView {
     const before = readyCapabilities(existing);
     const record = entry.operation === "PUT" ? readAgentRecord(entry.value, agentType) : null;
     if (typeof record === "string") this.reportUnreadable(entry.key, entry.revision, record);
-    if (record === null || typeof record === "string") {
+    const readable = record === null || typeof record === "string" ? null : record;
+    // Dependencies on this type (or on a capability of its old or new spec) may change state.
+    const watch =
+      this.dependents.size === 0
+        ? undefined
+        : watchDependencies(this, this.dependents, agentType, [...(existing?.caps.keys() ?? []), ...(readable?.spec.capabilities.map((c) => c.name) ?? [])]);
+    const events = this.applyAgentRecord(agentType, entry, existing, readable, before);
+    return watch ? events.concat(dependencyChanges(this, watch, entry.revision)) : events;
+  }
+
+  private applyAgentRecord(agentType: string, entry: StoreEntry, existing: MutableAgent | undefined, record: AgentRecord | null, before: ReturnType<typeof readyCapabilities>): DerivedEvent[] {
+    if (record === null) {
       if (!existing) return [];
+      this.dependents.set(agentType, undefined);
       this.agents.delete(agentType);
       this.schemas.gone(agentType);
       this.index.remove(agentType, existing.spec);
@@ -311,6 +328,7 @@ export class RegistryView {
       this.tally.addedAll(agent.instances.values());
     }
     this.index.add(agentType, agent.spec);
+    this.dependents.set(agentType, agent.spec.depends);
     this.refreshStatus(agent);
     this.notify(agentType, agent);
     return capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
@@ -329,6 +347,13 @@ export class RegistryView {
     const previous = instances.get(instanceId);
     const before = readyCapabilities(agent);
     const events: DerivedEvent[] = [];
+    // Only an instance arriving, leaving, or changing status or version can change whether a
+    // dependency on its agent type is live; a plain heartbeat skips the lookup.
+    const live = record?.kind === "instance" ? record : null;
+    const watch =
+      agent && (previous === undefined ? live !== null : live === null || live.status !== previous.status || live.version !== previous.version)
+        ? watchDependencies(this, this.dependents, agentType, agent.caps.keys())
+        : undefined;
 
     if (record && record.kind === "instance") {
       const statusBefore = previous?.status;
@@ -387,7 +412,8 @@ export class RegistryView {
     const statusBefore = agent.status;
     this.refreshStatus(agent);
     if (events.length > 0 || statusBefore !== agent.status) this.notify(agentType, agent);
-    return events.concat(capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready));
+    const changes = events.concat(capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready));
+    return watch ? changes.concat(dependencyChanges(this, watch, entry.revision)) : changes;
   }
 
   private refreshStatus(agent: MutableAgent): void {

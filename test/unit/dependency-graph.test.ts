@@ -1,0 +1,267 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { RegistryView } from "../../src/domain/view/view.js";
+import { instanceKey, RemovalReason } from "../../src/domain/view/records.js";
+import { dependencyGraph } from "../../src/domain/graph/graph-query.js";
+import { dependencyWarnings, findCycle } from "../../src/domain/graph/dependency-checks.js";
+import { resolveDependency } from "../../src/domain/graph/resolution.js";
+import type { Dependency } from "../../src/protocol/spec.js";
+import type { StoreEvent } from "../../src/domain/view/events.js";
+import { cap, makeSpec } from "./fixtures.js";
+import { renderGraph } from "../../src/cli/commands/graph.js";
+import { colors } from "../../src/cli/table.js";
+import { agentPut, del, gonePut, instPut } from "./store-entries.js";
+
+const agent = (name: string, version: string) => ({ type: "agent" as const, name, version });
+const tool = (name: string, version: string) => ({ type: "tool" as const, name, version });
+
+/** A view fed store entries one revision after another. */
+function fleet() {
+  const view = new RegistryView({ now: () => 1_000 });
+  let rev = 0;
+  const events: StoreEvent[] = [];
+  const apply = (e: (rev: number) => Parameters<RegistryView["apply"]>[0]) => {
+    const out = view.apply(e(++rev));
+    events.push(...out);
+    return out;
+  };
+  return {
+    view,
+    events,
+    register(type: string, opts: { version?: string; depends?: Dependency[]; caps?: string[]; kind?: "agent" | "mcp_server" | "tool"; tenant?: string; instance?: string | false } = {}) {
+      const spec = makeSpec({
+        agent_type: type,
+        version: opts.version ?? "1.0.0",
+        capabilities: (opts.caps ?? [`${type}.run`]).map((c) => cap(c)),
+        ...(opts.depends ? { depends: opts.depends } : {}),
+        ...(opts.kind ? { kind: opts.kind } : {}),
+        ...(opts.tenant ? { tenant_scope: opts.tenant } : {}),
+      });
+      apply((r) => agentPut(r, spec));
+      const instance = opts.instance ?? "i1";
+      if (instance !== false) apply((r) => instPut(r, type, instance, { version: spec.version }));
+      return spec;
+    },
+    instance: (type: string, id: string, rec: Parameters<typeof instPut>[3] = {}) => apply((r) => instPut(r, type, id, rec)),
+    leave: (type: string, id: string) => apply((r) => gonePut(r, type, id, RemovalReason.Evicted, 5)),
+    remove: (key: string) => apply((r) => del(key, r)),
+  };
+}
+
+describe("dependency resolution", () => {
+  it("finds an agent by name, a tool by name or as a capability, and says each state", () => {
+    const f = fleet();
+    f.register("summarizer", { version: "2.0.0" });
+    f.register("search-server", { kind: "mcp_server", caps: ["fetch", "search"] });
+    f.register("idle", { instance: false });
+    expect(resolveDependency(f.view, agent("summarizer", "2.0.0"), null)).toMatchObject({ state: "live", providers: ["summarizer"] });
+    expect(resolveDependency(f.view, agent("summarizer", "1.0.0"), null).state).toBe("version_mismatch");
+    expect(resolveDependency(f.view, tool("fetch", "9.9.9"), null)).toMatchObject({ state: "live", providers: ["search-server"], viaCapability: true });
+    expect(resolveDependency(f.view, agent("fetch", "1.0.0"), null).state).toBe("missing");
+    expect(resolveDependency(f.view, agent("idle", "1.0.0"), null).state).toBe("deregistered");
+    f.instance("summarizer", "i1", { version: "2.0.0", status: "draining" });
+    expect(resolveDependency(f.view, agent("summarizer", "2.0.0"), null).state).toBe("registered");
+  });
+
+  it("does not let a shared agent depend on a tenant's agent it cannot see", () => {
+    const f = fleet();
+    f.register("private", { tenant: "acme" });
+    expect(resolveDependency(f.view, agent("private", "1.0.0"), null).state).toBe("missing");
+    expect(resolveDependency(f.view, agent("private", "1.0.0"), "acme").state).toBe("live");
+  });
+});
+
+describe("cycles at registration", () => {
+  it("refuses a spec that depends on itself, even on a first registration", () => {
+    const f = fleet();
+    const spec = makeSpec({ agent_type: "loop", depends: [agent("loop", "1.0.0")] });
+    expect(findCycle(f.view, spec)).toEqual({ index: 0, path: ["loop", "loop"] });
+  });
+
+  it("names the cycle a chain through the fleet closes, stopped agents included", () => {
+    const f = fleet();
+    f.register("b", { depends: [agent("c", "1.0.0")] });
+    f.register("c", { depends: [agent("a", "1.0.0")], instance: false });
+    const spec = makeSpec({ agent_type: "a", depends: [tool("unrelated", "1.0.0"), agent("b", "1.0.0")] });
+    expect(findCycle(f.view, spec)).toEqual({ index: 1, path: ["a", "b", "c", "a"] });
+    expect(findCycle(f.view, makeSpec({ agent_type: "d", depends: [agent("b", "1.0.0")] }))).toBeNull();
+  });
+
+  it("follows a tool dependency to the server that provides it", () => {
+    const f = fleet();
+    f.register("tools", { kind: "mcp_server", caps: ["fetch"], depends: [agent("planner", "1.0.0")] });
+    expect(findCycle(f.view, makeSpec({ agent_type: "planner", depends: [tool("fetch", "1.0.0")] }))?.path).toEqual(["planner", "tools", "planner"]);
+  });
+
+  it("never reports a cycle in a fleet that has none (property)", () => {
+    // A random DAG: agent i may only depend on agents with a smaller index.
+    const dag = fc.array(fc.array(fc.nat(), { maxLength: 4 }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(dag, (edges) => {
+        const f = fleet();
+        const names = edges.map((_, i) => `n${i}`);
+        const deps = edges.map((targets, i) => (i === 0 ? [] : [...new Set(targets.map((t) => t % i))]));
+        deps.forEach((targets, i) => {
+          const depends = targets.map((t) => agent(names[t]!, "1.0.0"));
+          expect(findCycle(f.view, makeSpec({ agent_type: names[i]!, depends }))).toBeNull();
+          f.register(names[i]!, { depends });
+        });
+        // n0 depending on the last node closes a cycle exactly when the last one reaches n0.
+        const last = names.length - 1;
+        const reaches = new Set([last]);
+        for (let i = last; i >= 0; i--) if (reaches.has(i)) for (const t of deps[i]!) reaches.add(t);
+        const back = findCycle(f.view, makeSpec({ agent_type: "n0", depends: [agent(names[last]!, "1.0.0")] }));
+        expect(back !== null).toBe(reaches.has(0));
+        if (back) {
+          expect(back.path[0]).toBe("n0");
+          expect(back.path.at(-1)).toBe("n0");
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("warns of each dependency that is not live", () => {
+    const f = fleet();
+    f.register("ok");
+    f.register("old", { version: "1.0.0" });
+    expect(dependencyWarnings(f.view, [agent("ok", "1.0.0"), agent("old", "2.0.0"), agent("gone", "1.0.0")], null)).toEqual([
+      "depends.1: agent:old@2.0.0 is version mismatch (old)",
+      "depends.2: agent:gone@1.0.0 is missing",
+    ]);
+  });
+});
+
+describe("the graph query", () => {
+  const BIG = 1 << 20;
+
+  it("answers an agent's dependencies with their states, edges from the one that depends", () => {
+    const f = fleet();
+    f.register("search-server", { kind: "mcp_server", caps: ["fetch"] });
+    f.register("summarizer", { depends: [tool("fetch", "1.2.3")] });
+    f.register("writer", { depends: [{ ...agent("summarizer", "1.0.0"), capability: "summarizer.run" }, agent("critic", "1.0.0")] });
+    const g = dependencyGraph(f.view, { agent_type: "writer" }, f.view.get("writer"), null, BIG);
+    expect(g.nodes.map((n) => [n.id, n.state])).toEqual([
+      ["agent:writer@1.0.0", "live"],
+      ["agent:summarizer@1.0.0", "live"],
+      ["agent:critic@1.0.0", "missing"],
+      ["tool:fetch@1.2.3", "live"],
+      ["mcp_server:search-server@1.0.0", "live"],
+    ]);
+    expect(g.edges).toEqual([
+      { from: "agent:writer@1.0.0", to: "agent:summarizer@1.0.0", capability: "summarizer.run" },
+      { from: "agent:writer@1.0.0", to: "agent:critic@1.0.0", capability: null },
+      { from: "agent:summarizer@1.0.0", to: "tool:fetch@1.2.3", capability: null },
+      { from: "tool:fetch@1.2.3", to: "mcp_server:search-server@1.0.0", capability: "fetch" },
+    ]);
+    expect(g.problems).toEqual([{ severity: "warning", code: "missing", message: expect.stringContaining("agent:critic@1.0.0"), path: "writer.depends.1" }]);
+    // depth 1 stops at the direct dependencies.
+    expect(dependencyGraph(f.view, { agent_type: "writer", depth: 1 }, f.view.get("writer"), null, BIG).nodes).toHaveLength(3);
+  });
+
+  it("answers what depends on an agent, transitively, so an operator sees what breaks", () => {
+    const f = fleet();
+    f.register("db");
+    f.register("api", { depends: [agent("db", "1.0.0")] });
+    f.register("ui", { depends: [agent("api", "1.0.0")] });
+    f.register("other");
+    const g = dependencyGraph(f.view, { agent_type: "db", direction: "dependents" }, f.view.get("db"), null, BIG);
+    expect(g.nodes.map((n) => n.id).sort()).toEqual(["agent:api@1.0.0", "agent:db@1.0.0", "agent:ui@1.0.0"]);
+    expect(g.edges).toEqual([
+      { from: "agent:api@1.0.0", to: "agent:db@1.0.0", capability: null },
+      { from: "agent:ui@1.0.0", to: "agent:api@1.0.0", capability: null },
+    ]);
+  });
+
+  it("reports a stored cycle as an error, and cuts a graph that outgrows the reply", () => {
+    const f = fleet();
+    // Two replicas each accepted one half: the view holds the cycle.
+    f.register("x", { depends: [agent("y", "1.0.0")] });
+    f.register("y", { depends: [agent("x", "1.0.0")] });
+    const g = dependencyGraph(f.view, {}, undefined, null, BIG);
+    expect(g.problems.filter((p) => p.code === "cycle")).toHaveLength(1);
+    expect(g.problems[0]).toMatchObject({ severity: "error", message: "dependency cycle agent:x@1.0.0 -> agent:y@1.0.0 -> agent:x@1.0.0" });
+    for (let i = 0; i < 50; i++) f.register(`filler-${i}`);
+    const cut = dependencyGraph(f.view, {}, undefined, null, 2_000);
+    expect(JSON.stringify({ nodes: cut.nodes, edges: cut.edges }).length).toBeLessThan(2_000);
+    expect(cut.problems.at(-1)).toMatchObject({ code: "truncated", severity: "warning" });
+  });
+});
+
+describe("dependency events", () => {
+  const depEvents = (events: StoreEvent[]) => events.filter((e) => e.type.includes("dependency")).map((e) => [e.type, e.subject, (e.data as { state: string }).state]);
+
+  it("tells each dependent once when its dependency stops being live and when it comes back", () => {
+    const f = fleet();
+    f.register("db");
+    f.register("api", { depends: [agent("db", "1.0.0")] });
+    f.register("batch", { depends: [agent("db", "1.0.0")], instance: false });
+    f.events.length = 0;
+    f.instance("db", "i1", { status: "draining" });
+    expect(depEvents(f.events)).toEqual([
+      ["registry.agent.dependency_lost", "api", "registered"],
+      ["registry.agent.dependency_lost", "batch", "registered"],
+    ]);
+    f.events.length = 0;
+    f.instance("db", "i1"); // a plain heartbeat would be the same status: ready again
+    f.instance("db", "i1");
+    expect(depEvents(f.events)).toEqual([
+      ["registry.agent.dependency_restored", "api", "live"],
+      ["registry.agent.dependency_restored", "batch", "live"],
+    ]);
+    f.events.length = 0;
+    f.instance("db", "i2"); // a second instance: still live, no event
+    f.leave("db", "i1");
+    expect(depEvents(f.events)).toEqual([]);
+    f.leave("db", "i2");
+    expect(depEvents(f.events)).toEqual([
+      ["registry.agent.dependency_lost", "api", "deregistered"],
+      ["registry.agent.dependency_lost", "batch", "deregistered"],
+    ]);
+  });
+
+  it("follows tools through the servers that provide them, and agent records that vanish", () => {
+    const f = fleet();
+    f.register("s1", { kind: "mcp_server", caps: ["fetch"] });
+    f.register("s2", { kind: "mcp_server", caps: ["fetch"] });
+    f.register("reader", { depends: [tool("fetch", "1.0.0")] });
+    f.events.length = 0;
+    f.leave("s1", "i1");
+    expect(depEvents(f.events)).toEqual([]); // s2 still serves fetch
+    f.remove("agents.s2");
+    expect(depEvents(f.events)).toEqual([["registry.agent.dependency_lost", "reader", "deregistered"]]);
+  });
+
+  it("derives the same events whatever order the dependents were loaded in", () => {
+    const a = fleet();
+    const b = fleet();
+    a.register("db");
+    a.register("one", { depends: [agent("db", "1.0.0")] });
+    a.register("two", { depends: [agent("db", "1.0.0")] });
+    b.register("two", { depends: [agent("db", "1.0.0")] });
+    b.register("one", { depends: [agent("db", "1.0.0")] });
+    b.register("db");
+    a.events.length = 0;
+    b.events.length = 0;
+    a.remove(instanceKey("db", "i1"));
+    b.remove(instanceKey("db", "i1"));
+    expect(depEvents(a.events)).toEqual(depEvents(b.events));
+    expect(a.events.map((e) => e.index)).toEqual(b.events.map((e) => e.index));
+  });
+});
+
+describe("agent-registry graph's tree", () => {
+  it("draws a stored cycle once, naming the node met again", () => {
+    const f = fleet();
+    f.register("x", { depends: [agent("y", "1.0.0")] });
+    f.register("y", { depends: [agent("x", "1.0.0")] });
+    f.register("z", { depends: [agent("x", "1.0.0")] });
+    const g = dependencyGraph(f.view, {}, undefined, null, 1 << 20);
+    expect(renderGraph(g, colors(false))).toEqual([
+      "agent:z@1.0.0  live",
+      "└─ agent:x@1.0.0  live",
+      "   └─ agent:y@1.0.0  live",
+      "      └─ agent:x@1.0.0  live  (above)",
+    ]);
+  });
+});
