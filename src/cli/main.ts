@@ -20,6 +20,7 @@ import { lsCommand } from "./commands/ls.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
+import { sbomCommand } from "./commands/sbom.js";
 import { searchCommand } from "./commands/search.js";
 import { toolspecCommand } from "./commands/toolspec.js";
 import { validateCommand } from "./commands/validate.js";
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   toolspecCommand,
   checkCommand,
   graphCommand,
+  sbomCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

@@ -28,6 +28,8 @@ import type {
   GetRequest,
   GraphReply,
   GraphRequest,
+  SbomReply,
+  SbomRequest,
   HeartbeatReply,
   HeartbeatRequest,
   ListReply,
@@ -256,6 +258,16 @@ export class RegistryClient {
   async graph(req: GraphRequest = {}, opts?: QueryOptions): Promise<GraphReply> {
     if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
     return this.#query("graph", req, opts);
+  }
+
+  /**
+   * The fleet's SBOM, or with `agent_type` that of one agent and everything it depends on: a
+   * CycloneDX 1.6 JSON BOM (default) or, with `format: "spdx"`, an SPDX 2.3 JSON document,
+   * returned as the document itself (PROTOCOL.md section 11.2).
+   */
+  async sbom(req: SbomRequest = {}, opts?: QueryOptions): Promise<SbomReply> {
+    if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
+    return this.#query("sbom", req, opts);
   }
 
   /**

@@ -239,3 +239,9 @@ export type GraphEdge = { from: string; to: string; capability: string | null };
 /** Codes: `missing`, `version_mismatch` (warnings), `cycle` (an error), `truncated` (a warning: the graph was cut to fit a reply). */
 export type GraphProblem = { severity: "error" | "warning"; code: string; message: string; path: string };
 export type GraphReply = { nodes: GraphNode[]; edges: GraphEdge[]; problems: GraphProblem[]; revision: number };
+
+export type SbomFormat = "cyclonedx" | "spdx";
+/** The fleet's SBOM, or that of one agent and everything it depends on (PROTOCOL.md section 11.2). */
+export type SbomRequest = { format?: SbomFormat; agent_type?: string };
+/** The document itself (a CycloneDX 1.6 BOM or an SPDX 2.3 document), with no other field. */
+export type SbomReply = Record<string, unknown>;

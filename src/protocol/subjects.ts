@@ -4,7 +4,7 @@
  */
 import { EVENT_TYPE_ROOT, STORED_EVENT_TYPES, type EventType } from "./events.js";
 
-export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph"] as const;
+export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph", "sbom"] as const;
 export type QueryOp = (typeof QUERY_OPS)[number];
 
 /** The NATS micro service every endpoint belongs to, and its queue group. */

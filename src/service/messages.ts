@@ -144,6 +144,9 @@ export const graphQuery = z.object({
   min_revision: minRevision,
 });
 
+/** The fleet's SBOM, or one agent's dependency closure's (PROTOCOL.md section 11.2). */
+export const sbomQuery = z.object({ format: z.enum(["cyclonedx", "spdx"]).optional(), agent_type: agentType.optional(), min_revision: minRevision });
+
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(body);

@@ -12,12 +12,13 @@ import type { CapabilityEntry } from "../protocol/messages.js";
 import { agentView, compareProviders, lookupProvider } from "../domain/query/agent-view.js";
 import { discover, find } from "../domain/query/discovery.js";
 import { isReadOnly, ofKind } from "../domain/query/filters.js";
-import { ErrorCode, RegistryError, notFound } from "../domain/errors.js";
+import { ErrorCode, RegistryError, limitExceeded, notFound } from "../domain/errors.js";
 import {
   capabilitiesQuery,
   cardQuery,
   checkQuery,
   graphQuery,
+  sbomQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -42,6 +43,9 @@ import { PayloadChecker } from "../domain/spec/payload-check.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
 import { dependencyGraph } from "../domain/graph/graph-query.js";
+import { sbomDocument } from "../domain/sbom/sbom-document.js";
+import { randomUUID } from "node:crypto";
+import { packageVersion } from "../version.js";
 import type { Logger } from "./logger.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
@@ -122,6 +126,8 @@ export class QueryService {
     const revision = this.view.revision;
     const result = this.handlers[op](body, tenant, data);
     if (result instanceof SerializedReply) return result.close(revision);
+    // A document op answers the document itself, with no field of the registry's beside it.
+    if (op === "sbom") return result;
     return { ...result, revision };
   }
 
@@ -154,6 +160,10 @@ export class QueryService {
   }
 
   /** Bytes the list of one reply may take. */
+  private sbomTooLarge(why: string): RegistryError {
+    return limitExceeded(`the SBOM cannot be sent: ${why} more than a reply can carry; ask for one agent_type's`, "the connection's max_payload less 8 KiB", this.listBytes());
+  }
+
   private listBytes(): number {
     const max = this.maxPayload();
     return max - Math.min(REPLY_OVERHEAD_BYTES, Math.floor(max / 4));
@@ -349,6 +359,19 @@ export class QueryService {
       const { agent, cap } = this.checkedProvider(q.capability, q.agent_type, tenant);
       const errors = this.payloads.check(direction === "input" ? cap.input_schema : cap.output_schema, q.payload, direction);
       return { valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version };
+    },
+
+    // Section 11.2: the graph (the whole of it, not cut: a document cannot be paged) written
+    // as an SBOM; refused when it outgrows a reply rather than sent cut short.
+    sbom: (body, tenant) => {
+      const q = parseMessage(sbomQuery, body, "sbom");
+      const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
+      const ctx = { serial: randomUUID(), now: Date.now(), toolVersion: packageVersion() };
+      const doc = sbomDocument(this.view, q.format ?? "cyclonedx", root, tenant, ctx, this.listBytes());
+      if (doc === null) throw this.sbomTooLarge("its dependency graph alone is");
+      const bytes = Buffer.byteLength(JSON.stringify(doc));
+      if (bytes > this.listBytes()) throw this.sbomTooLarge(`it is ${bytes} bytes,`);
+      return doc;
     },
 
     // Section 11.2: any agent, whatever its state; each node says its state now.

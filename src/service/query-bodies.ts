@@ -13,6 +13,7 @@ import {
   cardQuery,
   checkQuery,
   graphQuery,
+  sbomQuery,
   toolspecQuery,
   discoverQuery,
   findQuery,
@@ -38,6 +39,7 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   toolspec: toolspecQuery,
   check: checkQuery,
   graph: graphQuery,
+  sbom: sbomQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

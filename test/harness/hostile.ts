@@ -52,6 +52,7 @@ const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   toolspec: { agent_type: "seed-a" },
   check: { capability: "seed-a.run", agent_type: "seed-a", direction: "input", payload: { text: "x" } },
   graph: { agent_type: "seed-a", direction: "dependents", depth: 3 },
+  sbom: { format: "spdx", agent_type: "seed-a" },
 };
 
 const nestedArrays = (depth: number): unknown => {

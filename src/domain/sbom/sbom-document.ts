@@ -1,0 +1,27 @@
+/**
+ * An SBOM document of the fleet, or of one agent's dependency closure (PROTOCOL.md section
+ * 11.2, `sbom`): the dependency graph, what it lists, written in the asked format. One path
+ * for the `sbom` op and for `agent-registry sbom export --file`, which reads a registry file
+ * offline into a view of its own.
+ */
+import { dependencyGraph, type GraphFleet } from "../graph/graph-query.js";
+import { agentNodeId } from "../graph/resolution.js";
+import type { AgentState } from "../view/model.js";
+import { cycloneDx, type BomContext } from "./cyclonedx.js";
+import { fleetBom } from "./fleet-bom.js";
+import { spdx } from "./spdx.js";
+
+export type { BomContext };
+export type SbomFormat = "cyclonedx" | "spdx";
+
+/**
+ * The document, or null when the graph it is written from did not fit `maxGraphBytes` (the
+ * graph is smaller than any document written from it, so a caller bounded by a reply's size
+ * learns early that the document cannot fit either).
+ */
+export function sbomDocument(fleet: GraphFleet, format: SbomFormat, root: AgentState | undefined, tenant: string | null, ctx: BomContext, maxGraphBytes: number): Record<string, unknown> | null {
+  const graph = dependencyGraph(fleet, {}, root, tenant, maxGraphBytes);
+  if (graph.problems.some((p) => p.code === "truncated")) return null;
+  const bom = fleetBom(fleet, graph, root ? agentNodeId(root) : null);
+  return format === "spdx" ? spdx(bom, ctx) : cycloneDx(bom, ctx);
+}
