@@ -229,3 +229,19 @@ export type PayloadDirection = "input" | "output";
 export type CheckRequest = { capability: string; agent_type?: string; direction?: PayloadDirection; payload: unknown };
 /** `errors` is empty when `valid`; each names the place in the payload (`payload.items.0.id`). */
 export type CheckReply = { valid: boolean; errors: ErrorIssue[]; agent_type: string; version: string; revision: number };
+
+// ---- versioned schemas (PROTOCOL.md section 11.1) ----
+
+/** The body of `registry.schema.put.<name>`; the name is the subject's. */
+export type SchemaPutRequest = { version: string; schema: JsonSchema; description?: string };
+/** `created: false` when the same content was stored already (an idempotent put). */
+export type SchemaPutReply = { name: string; version: string; created: boolean; revision: number };
+export type SchemasRequest = { name?: string } & PageRequest;
+export type SchemaSummary = { name: string; version: string; description: string };
+export type SchemasReply = { schemas: SchemaSummary[]; next_cursor: string | null; revision: number };
+export type SchemaRequest = { name: string; version: string };
+/**
+ * `used_by`: the agent types (visible to the asker) whose stored spec refers to this schema
+ * directly, sorted; cut to what fits one reply, while `used_by_count` counts them all.
+ */
+export type SchemaReply = { name: string; version: string; schema: JsonSchema; description: string; used_by: string[]; used_by_count: number; revision: number };

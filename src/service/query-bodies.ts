@@ -20,6 +20,8 @@ import {
   lookupQuery,
   parseMessage,
   routeQuery,
+  schemaQuery,
+  schemasQuery,
   searchQuery,
   type LookupQuery,
 } from "./messages.js";
@@ -36,6 +38,8 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   card: cardQuery,
   toolspec: toolspecQuery,
   check: checkQuery,
+  schemas: schemasQuery,
+  schema: schemaQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

@@ -51,6 +51,8 @@ const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   card: { agent_type: "seed-a", a2a_version: "0.3" },
   toolspec: { agent_type: "seed-a" },
   check: { capability: "seed-a.run", agent_type: "seed-a", direction: "input", payload: { text: "x" } },
+  schemas: { name: "Seed", limit: 10, cursor: null },
+  schema: { name: "Seed", version: "1.0.0" },
 };
 
 const nestedArrays = (depth: number): unknown => {
