@@ -19,6 +19,7 @@ import { lsCommand } from "./commands/ls.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
+import { schemaCommand } from "./commands/schema.js";
 import { searchCommand } from "./commands/search.js";
 import { toolspecCommand } from "./commands/toolspec.js";
 import { validateCommand } from "./commands/validate.js";
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   cardCommand,
   toolspecCommand,
   checkCommand,
+  schemaCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

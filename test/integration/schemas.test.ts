@@ -6,7 +6,12 @@
  * `toolspec` and `check` use them inlined; a schema deleted by hand from the bucket leaves
  * lookups answering with the ref unresolved, counted.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import type { CliIo } from "../../src/cli/context.js";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
 import { ConflictError, InvalidRequestError, LimitExceededError, NotFoundError, RegistryClient, UnavailableError, connect } from "../../src/client/index.js";
@@ -90,16 +95,11 @@ describe("schema put", () => {
     expect(missing.body.error).toMatchObject({ code: "invalid_request", issues: [{ path: "schema.properties.a", message: expect.stringMatching(/no schema Nowhere version 1\.0\.0/) }] });
   });
 
-  it("refuses a new version past REGISTRY_MAX_SCHEMAS with limit_exceeded, and still answers puts of stored ones", async () => {
-    const { schemas } = await sdk.schemasAll();
-    for (let i = schemas.length; i < 40; i++) await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } });
-    await expect(sdk.putSchema("Filler", { version: "9.9.9", schema: {} })).rejects.toBeInstanceOf(LimitExceededError);
-    expect(await sdk.putSchema("Address", { version: "1.0.0", schema: ADDRESS, description: "a postal address" })).toMatchObject({ created: false });
-  });
 });
 
 describe("schemas and schema queries", () => {
   it("lists every version by name then version in semver order, paged by limit, and of one name", async () => {
+    for (let i = 0; i < 12; i++) await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } });
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -181,5 +181,53 @@ describe("capability schemas with refs", () => {
     // Put back (a delete marker does not block the create), it resolves again.
     await sdk.putSchema("Fragile", { version: "1.0.0", schema: { type: "string", minLength: 2 } });
     expect((await sdk.check({ capability: "fragile.run", payload: "a" })).valid).toBe(false);
+  });
+});
+
+describe("agent-registry schema put|list|get", () => {
+  const dir = mkdtempSync(join(tmpdir(), "schema-cli-"));
+  const file = (name: string, value: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(value));
+    return path;
+  };
+  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: {}, isTTY: false, interrupted: () => new Promise(() => {}) };
+    const code = await main([...args, "--nats", server.url, "--prefix", configOf(reg).prefix], io);
+    return { code, stdout: out.join(""), stderr: err.join("") };
+  }
+
+  it("puts a schema, says so when the same content is put again, and exits 1 on other content", async () => {
+    const path = file("geo.json", { type: "object", required: ["lat", "lon"] });
+    const first = await cli("schema", "put", "Geo", path, "--version", "1.0.0", "--description", "a point");
+    expect(first, first.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('refer to it as {"$ref": "#Geo:1.0.0"}') });
+    expect((await cli("schema", "put", "Geo", path, "--version", "1.0.0", "--description", "a point")).stdout).toMatch(/already stored with this content/);
+    const other = await cli("schema", "put", "Geo", file("other.json", { type: "string" }), "--version", "1.0.0", "--description", "a point");
+    expect(other).toMatchObject({ code: 1, stderr: expect.stringMatching(/conflict/) });
+    expect((await cli("schema", "put", "Geo", path)).code).toBe(2);
+  });
+
+  it("lists schemas as a table or JSON, and gets one with its users; 4 when not stored", async () => {
+    const table = await cli("schema", "list", "--name", "Geo");
+    expect(table.stdout.split("\n")[1]).toMatch(/^Geo\s+1\.0\.0\s+a point/);
+    const listed = JSON.parse((await cli("schema", "list", "--json")).stdout) as { schemas: Array<{ name: string }> };
+    expect(listed.schemas.some((s) => s.name === "Address")).toBe(true);
+    const got = await cli("schema", "get", "Customer", "1.0.0");
+    expect(got.stdout).toMatch(/used by:\s+ref-agent, sq-user/);
+    expect(got.stdout).toContain('"$ref": "#Address:1.0.0"');
+    expect((await cli("schema", "get", "Geo", "7.0.0")).code).toBe(4);
+    expect((await cli("schema", "fetch", "Geo")).code).toBe(2);
+  });
+});
+
+// Last: it fills the registry up to its limit of schema versions.
+describe("the schema count limit", () => {
+  it("refuses a new version past REGISTRY_MAX_SCHEMAS with limit_exceeded, and still answers puts of stored ones", async () => {
+    const { schemas } = await sdk.schemasAll();
+    for (let i = schemas.length; i < 40; i++) await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } });
+    await expect(sdk.putSchema("Filler", { version: "9.9.9", schema: {} })).rejects.toBeInstanceOf(LimitExceededError);
+    expect(await sdk.putSchema("Address", { version: "1.0.0", schema: ADDRESS, description: "a postal address" })).toMatchObject({ created: false });
   });
 });
