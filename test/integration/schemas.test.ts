@@ -184,6 +184,33 @@ describe("capability schemas with refs", () => {
   });
 });
 
+describe("refs in imported cards and tool specs", () => {
+  it("resolves a card skill's refs, and refuses a missing one as invalid_card at the skill's path", async () => {
+    const card = (input: unknown) => ({
+      name: "CRM", description: "customers", version: "1.0.0", supportedInterfaces: [{ url: "https://crm.example.test/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      capabilities: {}, defaultInputModes: ["application/json"], defaultOutputModes: ["application/json"],
+      skills: [{ id: "crm.card.add", name: "add", description: "adds a customer", tags: ["crm"], inputSchema: input }],
+    });
+    const ok = await raw.request("register.ref-card", { a2a_card: card({ $ref: "#Customer:1.0.0" }) });
+    expect(ok.ok, JSON.stringify(ok.body)).toBe(true);
+    expect((await sdk.lookup("crm.card.add", { minRevision: ok.body.revision })).providers[0]!.input_schema).toMatchObject({ properties: { address: ADDRESS } });
+    const missing = await raw.request("register.ref-card-missing", { a2a_card: card({ type: "object", properties: { c: { $ref: "#Customer:3.0.0" } } }) });
+    expect(missing.body.error).toMatchObject({ code: "invalid_card", issues: [{ path: "a2a_card.skills.0.inputSchema.properties.c" }] });
+  });
+
+  it("resolves an MCP tool's refs beside its type object, and exports the tool inlined", async () => {
+    const tools = { tools: [{ name: "add_customer", description: "adds", inputSchema: { type: "object", properties: { customer: { $ref: "#Customer:1.0.0" } } } }] };
+    const r = await raw.request("register.ref-mcp", { mcp_toolspec: tools, description: "CRM tools", version: "1.0.0" });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    const got = await sdk.get("ref-mcp", { minRevision: r.body.revision });
+    expect(got.agent.capabilities[0]!.input_schema).toMatchObject({ properties: { customer: { $ref: "#Customer:1.0.0" } } });
+    const exported = await sdk.toolspec("ref-mcp");
+    expect(exported.tools[0]!.inputSchema).toMatchObject({ type: "object", properties: { customer: { properties: { address: ADDRESS } } } });
+    const bad = await raw.request("register.ref-mcp-bad", { mcp_toolspec: { tools: [{ name: "t", inputSchema: { type: "object", properties: { x: { $ref: "#Nope:1.0.0" } } } }] }, description: "x", version: "1.0.0" });
+    expect(bad.body.error).toMatchObject({ code: "invalid_card", issues: [{ path: "mcp_toolspec.tools.0.inputSchema.properties.x" }] });
+  });
+});
+
 describe("agent-registry schema put|list|get", () => {
   const dir = mkdtempSync(join(tmpdir(), "schema-cli-"));
   const file = (name: string, value: unknown) => {
@@ -215,7 +242,7 @@ describe("agent-registry schema put|list|get", () => {
     const listed = JSON.parse((await cli("schema", "list", "--json")).stdout) as { schemas: Array<{ name: string }> };
     expect(listed.schemas.some((s) => s.name === "Address")).toBe(true);
     const got = await cli("schema", "get", "Customer", "1.0.0");
-    expect(got.stdout).toMatch(/used by:\s+ref-agent, sq-user/);
+    expect(got.stdout).toMatch(/used by:\s+ref-agent, ref-card, ref-mcp, sq-user/);
     expect(got.stdout).toContain('"$ref": "#Address:1.0.0"');
     expect((await cli("schema", "get", "Geo", "7.0.0")).code).toBe(4);
     expect((await cli("schema", "fetch", "Geo")).code).toBe(2);
