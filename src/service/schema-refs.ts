@@ -17,6 +17,12 @@ import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
 
 /** Distinct schemas one write may refer to, directly or through others: each costs a node at least. */
 export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
+/**
+ * Refs the view lacks that one write may look up in the store: a fresh put racing the write
+ * is one or two; past this, refs the view lacks are missing, so a body full of made-up refs
+ * costs a few reads, not hundreds.
+ */
+export const MAX_STORE_READS = 8;
 
 /**
  * Every schema the roots refer to, transitively, from the view or else the store; a source
@@ -25,6 +31,7 @@ export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
 export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader): Promise<SchemaSource> {
   const found = new Map<string, unknown>();
   const absent = new Set<string>();
+  let reads = 0;
   let pending = roots.flatMap((r) => findRefs(r).refs);
   while (pending.length > 0) {
     const next: typeof pending = [];
@@ -34,7 +41,11 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
       if (found.size >= MAX_REFERENCED_SCHEMAS) {
         throw new RegistryError(ErrorCode.InvalidRequest, `the schemas refer to more than ${MAX_REFERENCED_SCHEMAS} named schemas`, { issues: [{ path: ref.path, message: `more than ${MAX_REFERENCED_SCHEMAS} named schemas referred to` }] });
       }
-      const schema = book.source(ref.name, ref.version) ?? (await readStored(store, ref.name, ref.version));
+      let schema = book.source(ref.name, ref.version);
+      if (schema === undefined && reads < MAX_STORE_READS) {
+        reads++;
+        schema = await readStored(store, ref.name, ref.version);
+      }
       if (schema === undefined) absent.add(key);
       else {
         found.set(key, schema);

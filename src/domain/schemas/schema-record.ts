@@ -4,7 +4,7 @@
  * read, like every record, as untrusted input (records.ts): one that does not fit is skipped.
  */
 import type { JsonSchema } from "../../protocol/spec.js";
-import { isObject, number, objectOf, oneOf, string, either, anyObject, boolean, type ShapeOf } from "../view/shape.js";
+import { isObject, number, objectOf, oneOf, string, type Check, type ShapeOf } from "../view/shape.js";
 
 export type SchemaRecord = {
   readonly kind: "schema";
@@ -15,11 +15,13 @@ export type SchemaRecord = {
   readonly created_at: number;
 };
 
+const jsonSchema: Check = (v) => (isObject(v) || typeof v === "boolean" ? undefined : "not a JSON Schema (an object or a boolean)");
+
 const shape: ShapeOf<SchemaRecord> = {
   kind: oneOf(["schema"]),
   name: string,
   version: string,
-  schema: either(anyObject, boolean),
+  schema: jsonSchema,
   description: string,
   created_at: number,
 };
