@@ -20,7 +20,7 @@ import { ErrorCode, RegistryError } from "../domain/errors.js";
 /** Schema versions whose absence is logged before the rest are only counted. */
 const MAX_LOGGED_MISSING = 1000;
 
-type Entry = { readonly generation: number; readonly schema: JsonSchema; readonly missing: readonly RefAt[] };
+type Entry = { readonly generation: number; readonly schema: JsonSchema; readonly missing: readonly RefAt[]; readonly problem?: string };
 
 export type ResolutionHooks = {
   /** A ref served unresolved because its schema is not stored (counted once per schema object and change of the schemas). */
@@ -50,6 +50,7 @@ export class SchemaResolution {
    */
   forCheck(schema: JsonSchema): JsonSchema {
     const e = this.entry(schema);
+    if (e.problem !== undefined) throw new RegistryError(ErrorCode.Unavailable, `this capability's schema cannot be resolved from the stored schemas (${e.problem}); an operator must fix the store`);
     const first = e.missing[0];
     if (first) throw new RegistryError(ErrorCode.Unavailable, `schema ${first.name} version ${first.version}, which this capability refers to, is missing from the store; an operator must put it again`);
     return e.schema;
@@ -83,7 +84,7 @@ export class SchemaResolution {
     if ("problem" in r) {
       // Only a store changed by hand gets here: every ref resolved when the spec was registered.
       this.logOnce(`problem:${r.problem.message}`, "a capability schema's refs cannot be resolved; served as stored", { path: r.problem.path, problem: r.problem.message });
-      entry = { generation, schema, missing: [] };
+      entry = { generation, schema, missing: [], problem: r.problem.message };
     } else {
       for (const m of r.missing) {
         this.hooks.onMissing?.(m);

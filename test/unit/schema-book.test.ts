@@ -14,6 +14,7 @@ import { RegistryError } from "../../src/domain/errors.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { SchemaRegistrar } from "../../src/service/schema-registrar.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
+import { SchemaResolution } from "../../src/service/schema-resolution.js";
 import { catchUp, makeSpec, registrarSettings } from "./fixtures.js";
 
 const record = (name: string, version: string, schema: unknown = { type: "string" }): SchemaRecord => ({ kind: "schema", name, version, schema: schema as SchemaRecord["schema"], description: "", created_at: 1 });
@@ -96,5 +97,31 @@ describe("puts and registrations across replicas", () => {
     expect(reply.version).toBe("1.0.0");
     const missing = await b.registrar.register("fresh-user", { spec: { ...spec, version: "1.0.1", capabilities: [{ ...spec.capabilities[0]!, input_schema: { $ref: "#Fresh:9.0.0" } }] } }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: "invalid_spec", issues: [{ path: "capabilities.0.input_schema" }] });
+  });
+});
+
+describe("SchemaResolution (what queries serve)", () => {
+  it("inlines once per set of schemas, keeps a missing ref and reports it, and refuses to check against either", () => {
+    const view = new RegistryView();
+    const missing: string[] = [];
+    const logged: string[] = [];
+    const resolution = new SchemaResolution(view.namedSchemas, { onMissing: (r) => missing.push(`${r.name}:${r.version}`), onProblem: (m) => logged.push(m) });
+    const schema = { properties: { a: { $ref: "#A:1.0.0" } } };
+    expect(resolution.schema(schema)).toBe(schema);
+    expect(missing).toEqual(["A:1.0.0"]);
+    expect(() => resolution.forCheck(schema)).toThrow(/A version 1\.0\.0.*missing from the store/);
+    // Served again from the cache: counted once per schema and set of schemas, logged once.
+    resolution.schema(schema);
+    expect(missing).toHaveLength(1);
+    view.apply(put(schemaKey("A", "1.0.0"), 1, encodeSchemaRecord(record("A", "1.0.0", { type: "integer" }))));
+    expect(resolution.schema(schema)).toEqual({ properties: { a: { type: "integer" } } });
+    expect(resolution.forCheck(schema)).toBe(resolution.schema(schema));
+    // A cycle can only come from records written by hand: served as stored, logged, never checked against.
+    view.apply(put(schemaKey("B", "1.0.0"), 2, encodeSchemaRecord(record("B", "1.0.0", { items: { $ref: "#C:1.0.0" } }))));
+    view.apply(put(schemaKey("C", "1.0.0"), 3, encodeSchemaRecord(record("C", "1.0.0", { items: { $ref: "#B:1.0.0" } }))));
+    const cyclic = { $ref: "#B:1.0.0" };
+    expect(resolution.schema(cyclic)).toBe(cyclic);
+    expect(() => resolution.forCheck(cyclic)).toThrow(/cannot be resolved.*cycle/);
+    expect(logged).toEqual([expect.stringMatching(/missing from the store/), expect.stringMatching(/cannot be resolved/)]);
   });
 });
