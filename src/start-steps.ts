@@ -25,6 +25,7 @@ import { PooledSchemaChecks } from "./service/schema-checks.js";
 import { readText, watchFile } from "./adapters/file/watched-file.js";
 import { ViewFeed } from "./service/view-feed.js";
 import { Registrar } from "./service/registrar.js";
+import { SchemaRegistrar } from "./service/schema-registrar.js";
 import { DEFAULT_MAX_PAYLOAD, QueryService } from "./service/queries.js";
 import { EventPublisher } from "./service/event-publisher.js";
 import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
@@ -70,7 +71,7 @@ export type RuntimeStatus = {
 export type ConnectionEvents = { onDown: Array<() => void>; onReconnect: Array<() => void> };
 export type Nats = { nc: NatsConnection; events: ConnectionEvents };
 export type Stores = { store: KvStore; events: EventStream };
-export type UseCases = { feed: ViewFeed; registrar: Registrar; queries: QueryService; evictor: Evictor; lease: EvictorLease };
+export type UseCases = { feed: ViewFeed; registrar: Registrar; schemas: SchemaRegistrar; queries: QueryService; evictor: Evictor; lease: EvictorLease };
 
 /** The schema checks, and a promise that resolves once a worker thread is ready to compile. */
 export type SchemaChecksStep = { readonly checker: SchemaChecks; readonly warmed: Promise<void> };
@@ -259,16 +260,18 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     log: root.child({ component: "registrar" }),
   });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
+  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes });
   const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
     log: root.child({ component: "queries" }),
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+    onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
   });
   nats.events.onDown.push(() => evictor.disconnected());
   nats.events.onReconnect.push(() => {
     evictor.reconnected(clock.now());
     feed.restart("reconnected");
   });
-  return { feed, registrar, queries, evictor, lease };
+  return { feed, registrar, schemas, queries, evictor, lease };
 }
 
 export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<void> {
@@ -292,7 +295,7 @@ export function serveAgentDocuments(ctx: StartContext, { queries }: UseCases): v
  * The API as one NATS micro service. If it stops by itself (a subscription closed under it),
  * the replica stops: an orchestrator restarts a process that exits, not one that looks fine.
  */
-export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar, queries }: UseCases, publisher: EventPublisher): Promise<void> {
+export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar, schemas, queries }: UseCases, publisher: EventPublisher): Promise<void> {
   const { config } = ctx;
   const service = await startEndpoints({
     nc,
@@ -301,6 +304,7 @@ export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar
     limits: { maxBytes: config.maxPayloadBytes, maxDepth: config.maxDepth },
     typeRateLimit: config.typeRateLimit > 0 ? new TypeBudgets(config.typeRateLimit, Math.max(1, 2 * config.typeRateLimit)) : undefined,
     registrar,
+    schemas,
     queries,
     log: ctx.root.child({ component: "api" }),
     observe: requestObserver(ctx.metrics),

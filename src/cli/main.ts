@@ -21,6 +21,7 @@ import { mcpCommand } from "./commands/mcp.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
 import { sbomCommand } from "./commands/sbom.js";
+import { schemaCommand } from "./commands/schema.js";
 import { searchCommand } from "./commands/search.js";
 import { toolspecCommand } from "./commands/toolspec.js";
 import { validateCommand } from "./commands/validate.js";
@@ -38,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   graphCommand,
   sbomCommand,
+  schemaCommand,
   registerCommand,
   deregisterCommand,
   watchCommand,

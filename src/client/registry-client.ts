@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { subjects, type QueryOp, type Subjects } from "../protocol/subjects.js";
-import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, TENANT_RE } from "../protocol/ids.js";
+import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE } from "../protocol/ids.js";
 import { callCapability, type CallOptions, type CallResult } from "./call.js";
 import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure } from "./errors.js";
 import type {
@@ -41,6 +41,11 @@ import type {
   RegisterRequest,
   RouteReply,
   RouteRequest,
+  SchemaPutReply,
+  SchemaPutRequest,
+  SchemaReply,
+  SchemasReply,
+  SchemasRequest,
   SearchReply,
   SearchRequest,
   ToolspecReply,
@@ -280,6 +285,31 @@ export class RegistryClient {
     token("capability", capability, CAPABILITY_RE);
     if (opts.agentType !== undefined) token("agent_type", opts.agentType, AGENT_TYPE_RE);
     return callCapability(this, this.#nc, capability, payload, opts);
+  }
+
+  // ---- named schemas (PROTOCOL.md section 11.1) ----
+
+  /** One page of the stored schema versions (by name, then version), optionally of one name; `schemasAll` follows the cursors. */
+  schemas(req: SchemasRequest = {}, opts?: QueryOptions): Promise<SchemasReply> {
+    return this.#query("schemas", req, opts);
+  }
+
+  schemasAll(req: SchemasRequest = {}, opts?: QueryOptions): Promise<SchemasReply> {
+    return this.#collect<SchemasReply, "schemas">("schemas", "schemas", req, opts);
+  }
+
+  /** One stored schema, refs kept, with the agent types that use it; throws NotFoundError when not stored. */
+  async schema(name: string, version: string, opts?: QueryOptions): Promise<SchemaReply> {
+    return this.#query("schema", { name: token("schema name", name, SCHEMA_NAME_RE), version }, opts);
+  }
+
+  /**
+   * Stores a version of a named schema, which capability schemas can then use as
+   * `{"$ref": "#<name>:<version>"}`. Versions are immutable: the same content again is
+   * idempotent (`created: false`), other content throws ConflictError.
+   */
+  async putSchema(name: string, req: SchemaPutRequest, opts: { timeoutMs?: number } = {}): Promise<SchemaPutReply> {
+    return this.request(this.subjects.schemaPut(token("schema name", name, SCHEMA_NAME_RE)), req, opts.timeoutMs);
   }
 
   // ---- writes ----

@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { readonly status: numb
     status: 400,
     when: "an A2A agent card or MCP tool spec the registry cannot use, or one that breaks its schema under strict (PROTOCOL.md section 10)",
   },
-  not_found: { status: 404, when: "unknown agent_type" },
+  not_found: { status: 404, when: "unknown agent_type; a schema version that is not stored" },
   unknown_instance: {
     status: 404,
     when: "heartbeat/deregister for an instance the registry does not hold (evicted or never registered): register again",
@@ -37,12 +37,12 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { readonly status: numb
   conflict: {
     status: 409,
     when:
-      "nats_subject used by another agent type; duplicate capability under policy reject; another spec under a stored (agent_type, version) without replace; lost a write race 5 times in a row",
+      "nats_subject used by another agent type; duplicate capability under policy reject; another spec under a stored (agent_type, version) without replace; other content under a stored schema (name, version); lost a write race 5 times in a row",
   },
   payload_too_large: { status: 413, when: "body over the size limit (default 256 KiB), refused before any parsing" },
   limit_exceeded: {
     status: 429,
-    when: "a configured quota would be exceeded (instance metadata size, instances per agent type, agent types per tenant, the store's size); the message names the limit",
+    when: "a configured quota would be exceeded (instance metadata size, instances per agent type, agent types per tenant, schema versions, the store's size); the message names the limit",
   },
   unavailable: { status: 503, when: "the store cannot be reached; or the agent type is over a per-type budget (rate limit)" },
   stale_view: { status: 503, when: "min_revision was not reached by this replica's view in time (2 s)" },

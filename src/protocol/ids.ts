@@ -7,6 +7,15 @@
 export const AGENT_TYPE_RE = /^[a-z0-9]([a-z0-9_-]{0,126}[a-z0-9])?$/;
 export const INSTANCE_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 export const TENANT_RE = /^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$/;
+/** A versioned schema's name (PROTOCOL.md section 11.1): the agent_type rule with capitals allowed. */
+export const SCHEMA_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/**
+ * A schema version in a ref or a key: exact semver `X.Y.Z` with an optional prerelease, no
+ * build metadata (`+` cannot be part of a KV key, and semver ignores it in comparisons anyway).
+ */
+export const SCHEMA_VERSION_RE = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+/** `{"$ref": "#<Name>:<Version>"}` names a stored schema inside any capability schema. */
+export const SCHEMA_REF_RE = /^#([A-Za-z0-9][A-Za-z0-9_-]{0,127}):(.{1,256})$/;
 /**
  * Dot-separated tokens of `[A-Za-z0-9_-]`, case preserved; at most {@link CAPABILITY_MAX_LENGTH}
  * characters. v1 allowed lower case only; v1.1 (PROTOCOL.md section 10.2) widened it so MCP tool

@@ -245,3 +245,18 @@ export type SbomFormat = "cyclonedx" | "spdx";
 export type SbomRequest = { format?: SbomFormat; agent_type?: string };
 /** The document itself (a CycloneDX 1.6 BOM or an SPDX 2.3 document), with no other field. */
 export type SbomReply = Record<string, unknown>;
+// ---- versioned schemas (PROTOCOL.md section 11.1) ----
+
+/** The body of `registry.schema.put.<name>`; the name is the subject's. */
+export type SchemaPutRequest = { version: string; schema: JsonSchema; description?: string };
+/** `created: false` when the same content was stored already (an idempotent put). */
+export type SchemaPutReply = { name: string; version: string; created: boolean; revision: number };
+export type SchemasRequest = { name?: string } & PageRequest;
+export type SchemaSummary = { name: string; version: string; description: string };
+export type SchemasReply = { schemas: SchemaSummary[]; next_cursor: string | null; revision: number };
+export type SchemaRequest = { name: string; version: string };
+/**
+ * `used_by`: the agent types (visible to the asker) whose stored spec refers to this schema
+ * directly, sorted; cut to what fits one reply, while `used_by_count` counts them all.
+ */
+export type SchemaReply = { name: string; version: string; schema: JsonSchema; description: string; used_by: string[]; used_by_count: number; revision: number };

@@ -4,7 +4,7 @@
  */
 import { EVENT_TYPE_ROOT, STORED_EVENT_TYPES, type EventType } from "./events.js";
 
-export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph", "sbom"] as const;
+export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph", "sbom", "schemas", "schema"] as const;
 export type QueryOp = (typeof QUERY_OPS)[number];
 
 /** The NATS micro service every endpoint belongs to, and its queue group. */
@@ -23,6 +23,8 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     heartbeat: (agentType: string, instanceId: string) => `${prefix}.heartbeat.${agentType}.${instanceId}`,
     deregisterInstance: (agentType: string, instanceId: string) => `${prefix}.deregister.${agentType}.${instanceId}`,
     deregisterType: (agentType: string) => `${prefix}.deregister.${agentType}`,
+    /** `registry.schema.put.<name>`: stores one version of a named schema (PROTOCOL.md section 11.1). */
+    schemaPut: (name: string) => `${prefix}.schema.put.${name}`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
     query: (op: QueryOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
     /** Event subjects: `registry.agent.registered.<agent_type>`, `registry.capability.changed.<capability>`. */

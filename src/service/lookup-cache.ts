@@ -57,6 +57,13 @@ export class LookupCache<R extends Sized = Uint8Array> {
     else if (now !== before) this.capabilitiesByType.set(agentType, now);
   }
 
+  /** Forgets every reply: a named schema came or went, and any reply may have inlined it. */
+  clear(): void {
+    this.replies.clear();
+    this.keysByCapability.clear();
+    this.size = 0;
+  }
+
   get bytes(): number {
     return this.size;
   }

@@ -10,6 +10,7 @@ import { describeIssues, toIssues } from "../domain/spec/validation.js";
 import type { InstanceStatus } from "../domain/view/model.js";
 import { capabilityName, instanceId, agentType } from "../domain/spec/spec.js";
 import { AGENT_KINDS } from "../protocol/spec.js";
+import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";
 
 const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
 const minRevision = z.number().int().min(0).optional();
@@ -146,6 +147,22 @@ export const graphQuery = z.object({
 
 /** The fleet's SBOM, or one agent's dependency closure's (PROTOCOL.md section 11.2). */
 export const sbomQuery = z.object({ format: z.enum(["cyclonedx", "spdx"]).optional(), agent_type: agentType.optional(), min_revision: minRevision });
+/** A schema name (PROTOCOL.md section 11.1): also a subject token of `registry.schema.put.<name>`. */
+export const schemaName = z.string().regex(SCHEMA_NAME_RE, "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$");
+const schemaVersion = z.string().max(256).regex(SCHEMA_VERSION_RE, "must be an exact semver version X.Y.Z (optional -prerelease, no build metadata)");
+
+/** The body of `registry.schema.put.<name>`; the schema itself is checked (limits, refs, compilation) by the schema registrar. */
+export const schemaPutMessage = z.object({
+  version: schemaVersion,
+  schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]),
+  description: z.string().max(4096).optional(),
+});
+export type SchemaPutMessage = z.infer<typeof schemaPutMessage>;
+
+export const schemasQuery = z.object({ name: schemaName.optional(), limit: z.number().int().min(1).max(1000).optional(), cursor, min_revision: minRevision });
+export type SchemasQuery = z.infer<typeof schemasQuery>;
+export const schemaQuery = z.object({ name: schemaName, version: schemaVersion, min_revision: minRevision });
+export type SchemaQuery = z.infer<typeof schemaQuery>;
 
 /** Parses a wire message with its zod schema; failures are `invalid_request`. */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {

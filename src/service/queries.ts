@@ -26,8 +26,12 @@ import {
   listQuery,
   lookupQuery,
   routeQuery,
+  schemaQuery,
+  schemasQuery,
   searchQuery,
 } from "./messages.js";
+import { SchemaResolution } from "./schema-resolution.js";
+import { getSchema, listSchemas } from "./schema-queries.js";
 import { AgentStatus, visibleTo, type AgentState } from "../domain/view/model.js";
 import { route } from "../domain/query/routing.js";
 import type { Capability } from "../domain/spec/spec.js";
@@ -77,6 +81,8 @@ export class QueryService {
   readonly lookupCache = new LookupCache<SerializedReply>();
   /** Compiled validators of the schemas payloads were checked against (the `check` op). */
   private readonly payloads = new PayloadChecker();
+  /** Capability schemas with their named refs inlined, as lookup, capabilities, toolspec and check use them. */
+  readonly resolution: SchemaResolution;
   /** Request bytes (with the tenant) -> lookup cache key, oldest first; see cachedLookup. */
   private readonly lookupAliases = new Map<string, string>();
 
@@ -89,9 +95,18 @@ export class QueryService {
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
-    opts: { log?: Logger; maxPayload?: () => number } = {},
+    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void } = {},
   ) {
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
+    this.resolution = new SchemaResolution(view.namedSchemas, {
+      onMissing: opts.onUnresolvedRef,
+      onProblem: (message, detail) => opts.log?.error(detail, message),
+    });
+    // A cached lookup may have inlined a schema, or served a ref unresolved: a change drops them all (schema puts are rare).
+    view.namedSchemas.onChange(() => {
+      this.lookupCache.clear();
+      this.lookupAliases.clear();
+    });
     this.search = new SearchIndexer((err, agentType) => opts.log?.error({ err, agent_type: agentType }, "search indexing failed; the agent type is left out of search"));
     // Capabilities come from the view's own index: one structure, kept by the view.
     this.index = new AgentIndex(view.capabilityIndex);
@@ -226,7 +241,7 @@ export class QueryService {
       const page = takePage(
         matches.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
         ({ at }) => String(at),
-        ({ m }) => lookupProvider(m.agent, m.cap),
+        ({ m }) => lookupProvider(m.agent, this.resolution.capability(m.cap)),
         { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
       );
       const text = JSON.stringify({ capability: q.capability, providers: page.items, next_cursor: cursorOf(page.next_cursor) });
@@ -288,8 +303,8 @@ export class QueryService {
           const best = matches[0]!.cap;
           const entry: CapabilityEntry = { name, description: best.description, providers: matches.map((m) => m.agent.agent_type) };
           if (withSchemas) {
-            entry.input_schema = best.input_schema;
-            entry.output_schema = best.output_schema;
+            entry.input_schema = this.resolution.schema(best.input_schema);
+            entry.output_schema = this.resolution.schema(best.output_schema);
           }
           return entry;
         },
@@ -349,7 +364,7 @@ export class QueryService {
 
     toolspec: (body, tenant) => {
       const q = parseMessage(toolspecQuery, body, "toolspec");
-      return exportToolspec(this.visibleAgent(q.agent_type, tenant).spec);
+      return exportToolspec(this.resolution.spec(this.visibleAgent(q.agent_type, tenant).spec));
     },
 
     // Section 11.4: an answer, not a refusal, for a payload that breaks the schema.
@@ -357,7 +372,8 @@ export class QueryService {
       const q = parseMessage(checkQuery, body, "check");
       const direction = q.direction ?? "input";
       const { agent, cap } = this.checkedProvider(q.capability, q.agent_type, tenant);
-      const errors = this.payloads.check(direction === "input" ? cap.input_schema : cap.output_schema, q.payload, direction);
+      const schema = this.resolution.forCheck(direction === "input" ? cap.input_schema : cap.output_schema);
+      const errors = this.payloads.check(schema, q.payload, direction);
       return { valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version };
     },
 
@@ -380,6 +396,10 @@ export class QueryService {
       const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
       return dependencyGraph(this.view, q, root, tenant, this.listBytes());
     },
+    // Section 11.1: the named schemas are the registry's, whatever the tenant; used_by is the asker's view.
+    schemas: (body) => listSchemas(this.view.namedSchemas, parseMessage(schemasQuery, body, "schemas"), this.listBytes()),
+
+    schema: (body, tenant) => getSchema(this.view.namedSchemas, this.view, parseMessage(schemaQuery, body, "schema"), tenant, this.listBytes()),
   };
 }
 

@@ -22,6 +22,8 @@ import {
   lookupQuery,
   parseMessage,
   routeQuery,
+  schemaQuery,
+  schemasQuery,
   searchQuery,
   type LookupQuery,
 } from "./messages.js";
@@ -40,6 +42,8 @@ export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   check: checkQuery,
   graph: graphQuery,
   sbom: sbomQuery,
+  schemas: schemasQuery,
+  schema: schemaQuery,
 };
 
 /** The lookup's `version` must be a semver range (a rule zod does not state). */

@@ -33,9 +33,12 @@ import type { Clock } from "./clock.js";
 import type { RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
+import { resolveForWrite } from "./schema-refs.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
+/** Unresolvable refs named in one reply, as for any spec issue. */
+const MAX_REF_ISSUES = 20;
 
 /** `prefix` and `subjectPolicy` (SubjectRules) are the nats_subject rules that need the configuration. */
 export type RegistrarSettings = SubjectRules & {
@@ -316,7 +319,11 @@ export class Registrar {
       throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
     }
     const spec = parseSpec(rawSpec);
-    const { verdicts, ms } = await this.deps.checker.checkAll(specSchemas(spec));
+    // Named refs must resolve; the schemas compiled are the resolved ones (the stored spec keeps the refs).
+    const paths = spec.capabilities.flatMap((_, i) => [`capabilities.${i}.input_schema`, `capabilities.${i}.output_schema`]);
+    const refs = await resolveForWrite(specSchemas(spec), paths, this.deps.view.namedSchemas, this.deps.store);
+    if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
+    const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved);
     budget?.spend(agentType, ms, now);
     return finishSpec(rawSpec, spec, verdicts);
   }

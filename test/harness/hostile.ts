@@ -53,6 +53,8 @@ const QUERY_BODIES: Record<QueryOp, Record<string, unknown>> = {
   check: { capability: "seed-a.run", agent_type: "seed-a", direction: "input", payload: { text: "x" } },
   graph: { agent_type: "seed-a", direction: "dependents", depth: 3 },
   sbom: { format: "spdx", agent_type: "seed-a" },
+  schemas: { name: "Seed", limit: 10, cursor: null },
+  schema: { name: "Seed", version: "1.0.0" },
 };
 
 const nestedArrays = (depth: number): unknown => {

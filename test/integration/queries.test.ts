@@ -27,7 +27,9 @@ beforeAll(async () => {
   c = await RawClient.connect(server.url, configOf(reg).prefix);
   // Tenant agents: one for acme, one for globex, and a shared one offering the same skill.
   await c.request("register.acme-search", { spec: spec("acme-search", { tenant_scope: "acme", capabilities: [{ name: "product.search", description: "Acme's own catalogue search", input_schema: {}, output_schema: {}, tags: ["commerce", "search"] }] }) });
-  await c.request("register.globex-search", { spec: spec("globex-search", { tenant_scope: "globex", capabilities: [{ name: "product.search", description: "Globex catalogue search", input_schema: {}, output_schema: {}, tags: ["commerce", "search"] }] }) });
+  // Globex's output schema is a named one: `schema` names its users only to who can see them.
+  await c.request("schema.put.GlobexItems", { version: "1.0.0", schema: { type: "array" } });
+  await c.request("register.globex-search", { spec: spec("globex-search", { tenant_scope: "globex", capabilities: [{ name: "product.search", description: "Globex catalogue search", input_schema: {}, output_schema: { $ref: "#GlobexItems:1.0.0" }, tags: ["commerce", "search"] }] }) });
   const last = await c.request("register.busy-bee", { spec: spec("busy-bee", { max_concurrent_tasks: 1, capabilities: [{ name: "text.summarize", description: "summaries, one at a time", input_schema: {}, output_schema: {} }] }), instance_id: "b1" });
   await c.request("heartbeat.busy-bee.b1", { active_tasks: 1 });
   await c.request("get", { agent_type: "busy-bee", min_revision: last.body.revision });
@@ -111,6 +113,8 @@ describe("tenant isolation", () => {
       card: { agent_type: "globex-search" },
       toolspec: { agent_type: "globex-search" },
       check: { capability: "product.search", agent_type: "globex-search", payload: {} },
+      schemas: {},
+      schema: { name: "GlobexItems", version: "1.0.0" },
     };
     for (const op of QUERY_OPS) {
       for (const subject of [op, `tenant.acme.${op}`]) {
@@ -122,7 +126,8 @@ describe("tenant isolation", () => {
       const own = await c.request(`tenant.globex.${op}`, bodies[op]);
       // A tool spec does not name its agent: that it answers (not not_found) is the point.
       if (op === "toolspec") expect(own.ok, `tenant.globex.${op} exports its own agent`).toBe(true);
-      else if (op !== "route") expect(JSON.stringify(own.body), `tenant.globex.${op} shows its own agent`).toContain("globex-search");
+      // route picks the best, and schemas lists schemas, which belong to no tenant.
+      else if (op !== "route" && op !== "schemas") expect(JSON.stringify(own.body), `tenant.globex.${op} shows its own agent`).toContain("globex-search");
     }
     expect((await c.request("tenant.Not_A_Tenant.lookup", { capability: "x" })).body.error.code).toBe("invalid_request");
   });

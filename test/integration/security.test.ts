@@ -184,6 +184,16 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     }
   });
 
+  it("lets only operators put named schemas: agents and coordinators are refused", async () => {
+    const operator = await connectAs("operator", "_INBOX_operator");
+    const reply = await operator.nc.request(S.schemaPut("Address"), "{}", { timeout: 2_000 });
+    expect(reply.json()).toEqual({ ok: true, subject: "registry.schema.put.Address" });
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    await expectPublishRefused(agent, registrySeen, S.schemaPut("Address"), S.register("code-reviewer"));
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    await expectPublishRefused(coordinator, registrySeen, S.schemaPut("Address"), S.query("schemas"));
+  });
+
   it("confines a tenant coordinator to its tenant's subjects", async () => {
     const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
     const reply = await acme.nc.request(S.query("lookup", "acme"), "{}", { timeout: 2_000 });

@@ -35,6 +35,21 @@ const file = (name: string, value: unknown) => {
 };
 
 describe("checkRegistration", () => {
+  it("takes a #Name:Version ref as any schema offline, and still checks the rest of the schema", () => {
+    const withRef = (input: unknown) => ({
+      agent_type: "crm",
+      version: "1.0.0",
+      description: "crm",
+      owner_team: "t",
+      nats_subject: "agent.tasks.crm",
+      consumer_group: "crm",
+      capabilities: [{ name: "crm.add", description: "adds", input_schema: input, output_schema: {} }],
+    });
+    expect(checkRegistration("crm", { spec: withRef({ type: "object", properties: { c: { $ref: "#Customer:1.0.0", description: "who" } } }) })).toMatchObject({ ok: true });
+    const broken = checkRegistration("crm", { spec: withRef({ properties: { c: { $ref: "#Customer:1.0.0" }, d: { type: "nope" } } }) });
+    expect(broken).toMatchObject({ ok: false, errors: [expect.stringMatching(/^capabilities\.0\.input_schema/)] });
+  });
+
   it("a lenient card: ok, the import's warnings first, the A2A version it was read as", () => {
     const r = checkRegistration("greeter", { agent_type: "greeter", a2a_card: card });
     expect(r).toMatchObject({ ok: true, errors: [], summary: "AgentSpec greeter 1.0.0", a2aVersion: "0.3" });

@@ -15,6 +15,7 @@ const EXPECTED = {
   agent_registry_store_conflicts_total: { type: "counter", labels: [] },
   agent_registry_store_failures_total: { type: "counter", labels: [] },
   agent_registry_store_records_unreadable_total: { type: "counter", labels: [] },
+  agent_registry_schema_refs_unresolved_total: { type: "counter", labels: [] },
   agent_registry_events_unrecoverable_total: { type: "counter", labels: [] },
   agent_registry_view_revision: { type: "gauge", labels: [] },
   agent_registry_view_lag_revisions: { type: "gauge", labels: [] },

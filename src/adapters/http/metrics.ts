@@ -91,6 +91,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Store operations that failed (timeouts, JetStream errors)",
       registers,
     }),
+    schemaRefsUnresolved: new Counter({
+      name: "agent_registry_schema_refs_unresolved_total",
+      help: "Named schema refs served unresolved because their schema is missing from the store (deleted by hand); each missing schema version is logged once",
+      registers,
+    }),
     storeRecordsUnreadable: new Counter({
       name: "agent_registry_store_records_unreadable_total",
       help: "Bucket entries skipped because the registry could not read their record (not JSON, another shape, a foreign key); each key is logged once",

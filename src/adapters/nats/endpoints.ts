@@ -11,11 +11,13 @@ import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../../domain/errors.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "./request-body.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "../../protocol/ids.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { InstanceStatus } from "../../protocol/states.js";
 import { deregisterMessage, registerMessage } from "../../service/messages.js";
 import { parseHeartbeatMessage, parseMessage } from "../../service/messages.js";
 import type { Registrar } from "../../service/registrar.js";
+import type { SchemaRegistrar } from "../../service/schema-registrar.js";
+import { schemaPutMessage } from "../../service/messages.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../service/logger.js";
 import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, type QueryOp } from "../../protocol/subjects.js";
@@ -30,6 +32,8 @@ export type EndpointDeps = {
   /** Write requests per second per agent type (REGISTRY_TYPE_RATE_LIMIT); none when off. */
   typeRateLimit?: TypeBudgets;
   registrar: Registrar;
+  /** `registry.schema.put.<name>` (PROTOCOL.md section 11.1). */
+  schemas: SchemaRegistrar;
   queries: QueryService;
   log: Logger;
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
@@ -105,6 +109,11 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     const { reason } = parseMessage(deregisterMessage, body, "deregister");
     deps.log.info({ agent_type: agentType, reason }, "deregister of every instance requested (operator)");
     return deps.registrar.deregisterType(agentType!);
+  });
+  // `registry.schema.put.<name>`: the subject `registry.schema` (the query op) has one token less, so they never meet.
+  add("schema_put", `${prefix}.schema.put.*`, async ([, , name], body) => {
+    checkToken("name", name, SCHEMA_NAME_RE);
+    return deps.schemas.put(name!, parseMessage(schemaPutMessage, body, "schema put"));
   });
   for (const op of QUERY_OPS) {
     // Only lookups repeat often enough to be worth answering from the request's bytes.

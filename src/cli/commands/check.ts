@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { ExitCode, UsageError, type Command } from "../context.js";
 
 /** The payload of FILE as JSON; a file that cannot be read or parsed is a usage error, named. */
-function readPayload(file: string): unknown {
+export function readPayload(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

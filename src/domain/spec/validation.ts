@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { invalidSpec, type ErrorIssue } from "../errors.js";
 import { agentSpecSchema, isPlainObject, unknownSpecFields, type AgentSpec } from "./spec.js";
 import type { SchemaChecker, SchemaVerdict } from "./schema-check.js";
+import { resolveRefs } from "../schemas/schema-refs.js";
 
 const MAX_ISSUES = 20;
 
@@ -83,7 +84,18 @@ export function finishSpec(raw: unknown, spec: AgentSpec, verdicts: readonly Sch
  */
 export function validateSpec(raw: unknown, checker: SchemaChecker, maxIssues = MAX_ISSUES): ValidatedSpec {
   const spec = parseSpec(raw, maxIssues);
-  return finishSpec(raw, spec, specSchemas(spec).map((s) => checker.verdict(s)), maxIssues);
+  return finishSpec(raw, spec, specSchemas(spec).map((s) => checker.verdict(withAnyNamedSchema(s))), maxIssues);
+}
+
+/**
+ * Offline the stored schemas are unknown: each `{"$ref": "#Name:Version"}` is compiled as a
+ * schema that accepts anything, so the rest of the schema is still checked; whether the ref
+ * resolves is the registry's to say (PROTOCOL.md section 11.1). A ref of that form with a bad
+ * version is left for the compiler to refuse.
+ */
+function withAnyNamedSchema(schema: unknown): unknown {
+  const r = resolveRefs(schema, () => true, { maxNodes: Number.POSITIVE_INFINITY, missing: "fail" });
+  return "problem" in r ? schema : r.schema;
 }
 
 export function describeIssues(issues: readonly ErrorIssue[]): string {

@@ -7,11 +7,14 @@
 import type { AgentSpec } from "../spec/spec.js";
 import type { InstanceStatus } from "./model.js";
 import { RemovalReason } from "../../protocol/states.js";
+import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../../protocol/ids.js";
 import { checkAgentRecord, checkGoneInstance, checkLiveInstance } from "./record-shapes.js";
 import { isObject } from "./shape.js";
 
 export const AGENT_KEY_PREFIX = "agents.";
 export const INSTANCE_KEY_PREFIX = "instances.";
+/** `schemas.<name>.<version>`: one version of a named schema (PROTOCOL.md section 11.1). */
+export const SCHEMA_KEY_PREFIX = "schemas.";
 /** Reserved prefix for the registry's own coordination keys (lease, canary). */
 export const RESERVED_KEY_PREFIX = "_registry.";
 export const LEASE_KEY = `${RESERVED_KEY_PREFIX}evictor`;
@@ -20,8 +23,11 @@ export const agentKey = (agentType: string): string => `${AGENT_KEY_PREFIX}${age
 export const instanceKey = (agentType: string, instanceId: string): string =>
   `${INSTANCE_KEY_PREFIX}${agentType}.${instanceId}`;
 
+export const schemaKey = (name: string, version: string): string => `${SCHEMA_KEY_PREFIX}${name}.${version}`;
+
 export type ParsedKey =
   | { kind: "agent"; agentType: string }
+  | { kind: "schema"; name: string; version: string }
   | { kind: "instance"; agentType: string; instanceId: string }
   | { kind: "reserved"; name: string }
   | { kind: "unknown" };
@@ -35,6 +41,14 @@ export function parseKey(key: string): ParsedKey {
     const rest = key.slice(INSTANCE_KEY_PREFIX.length).split(".");
     if (rest.length === 2 && rest[0] && rest[1]) return { kind: "instance", agentType: rest[0], instanceId: rest[1] };
     return { kind: "unknown" };
+  }
+  if (key.startsWith(SCHEMA_KEY_PREFIX)) {
+    // The name has no dot; the version may (1.0.0-rc.1): the first dot splits them.
+    const rest = key.slice(SCHEMA_KEY_PREFIX.length);
+    const dot = rest.indexOf(".");
+    const name = rest.slice(0, dot);
+    const version = rest.slice(dot + 1);
+    return dot > 0 && SCHEMA_NAME_RE.test(name) && SCHEMA_VERSION_RE.test(version) ? { kind: "schema", name, version } : { kind: "unknown" };
   }
   if (key.startsWith(RESERVED_KEY_PREFIX)) return { kind: "reserved", name: key.slice(RESERVED_KEY_PREFIX.length) };
   return { kind: "unknown" };

@@ -1,0 +1,88 @@
+/**
+ * Resolving the named refs of schemas that arrive in a write (a spec's capability schemas, a
+ * schema put): every ref must resolve, and what is compiled and checked is the resolved
+ * schema. Refs are looked up in this replica's view, and one the view does not hold yet is
+ * read from the store before it is called missing: a schema put through another replica a
+ * moment ago may not have reached this view, and a register that follows a put must see it.
+ */
+import type { ErrorIssue } from "../protocol/errors.js";
+import type { StoreReader } from "../domain/ports.js";
+import { StoreUnavailableError } from "../domain/ports.js";
+import { ErrorCode, RegistryError } from "../domain/errors.js";
+import type { SchemaBook } from "../domain/schemas/schema-book.js";
+import { readSchemaRecord } from "../domain/schemas/schema-record.js";
+import { findRefs, refKey, resolveRefs, type SchemaSource } from "../domain/schemas/schema-refs.js";
+import { schemaKey } from "../domain/view/records.js";
+import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
+
+/** Distinct schemas one write may refer to, directly or through others: each costs a node at least. */
+export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
+/**
+ * Refs the view lacks that one write may look up in the store: a fresh put racing the write
+ * is one or two; past this, refs the view lacks are missing, so a body full of made-up refs
+ * costs a few reads, not hundreds.
+ */
+export const MAX_STORE_READS = 8;
+
+/**
+ * Every schema the roots refer to, transitively, from the view or else the store; a source
+ * over them. Refs that are nowhere stay missing, for resolveRefs to report with their path.
+ */
+export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader): Promise<SchemaSource> {
+  const found = new Map<string, unknown>();
+  const absent = new Set<string>();
+  let reads = 0;
+  let pending = roots.flatMap((r) => findRefs(r).refs);
+  while (pending.length > 0) {
+    const next: typeof pending = [];
+    for (const ref of pending) {
+      const key = refKey(ref.name, ref.version);
+      if (found.has(key) || absent.has(key)) continue;
+      if (found.size >= MAX_REFERENCED_SCHEMAS) {
+        throw new RegistryError(ErrorCode.InvalidRequest, `the schemas refer to more than ${MAX_REFERENCED_SCHEMAS} named schemas`, { issues: [{ path: ref.path, message: `more than ${MAX_REFERENCED_SCHEMAS} named schemas referred to` }] });
+      }
+      let schema = book.source(ref.name, ref.version);
+      if (schema === undefined && reads < MAX_STORE_READS) {
+        reads++;
+        schema = await readStored(store, ref.name, ref.version);
+      }
+      if (schema === undefined) absent.add(key);
+      else {
+        found.set(key, schema);
+        next.push(...findRefs(schema).refs);
+      }
+    }
+    pending = next;
+  }
+  return (name, version) => found.get(refKey(name, version));
+}
+
+/**
+ * The schemas with their refs inlined, in order, or the issues of those that cannot be:
+ * each at `paths[i]` joined with the ref's own path (a missing schema, a cycle, a schema
+ * that grows past the node limit once inlined).
+ */
+export async function resolveForWrite(schemas: readonly unknown[], paths: readonly string[], book: SchemaBook, store: StoreReader): Promise<{ resolved: unknown[] } | { issues: ErrorIssue[] }> {
+  const source = await loadReferenced(schemas, book, store);
+  const resolved: unknown[] = [];
+  const issues: ErrorIssue[] = [];
+  schemas.forEach((schema, i) => {
+    const r = resolveRefs(schema, source, { maxNodes: MAX_SCHEMA_NODES, missing: "fail" });
+    if ("problem" in r) issues.push({ path: [paths[i], r.problem.path].filter(Boolean).join("."), message: r.problem.message });
+    else resolved.push(r.schema);
+  });
+  return issues.length > 0 ? { issues } : { resolved };
+}
+
+async function readStored(store: StoreReader, name: string, version: string): Promise<unknown> {
+  let entry;
+  try {
+    entry = await store.get(schemaKey(name, version));
+  } catch (e) {
+    if (e instanceof StoreUnavailableError) throw new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
+    throw e;
+  }
+  if (!entry || entry.operation !== "PUT") return undefined;
+  const record = readSchemaRecord(entry.value, name, version);
+  return typeof record === "string" ? undefined : record.schema;
+}
