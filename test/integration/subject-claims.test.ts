@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
+import { Kvm } from "@nats-io/kv";
+import { LEASE_KEY } from "../../src/domain/view/records.js";
 
 const ROUNDS = 20;
 
@@ -60,9 +62,14 @@ describe("nats_subject claims", () => {
     expect(sharedSubject).toBe(0);
     expect(bothWon).toBe(0);
     expect(oneWon).toBe(ROUNDS);
-    // Claims are reserved keys too; none of them was taken for the evictor lease.
-    const stepDowns = [...a.logs, ...b.logs].filter((l) => l.msg === "gave up the evictor lease");
-    expect(stepDowns).toEqual([]);
+    // Claims are reserved keys too; none of them was written over the evictor lease. (Read from
+    // the key's history rather than from step-down logs: on a loaded machine a late renewal
+    // hands the lease over between the two replicas, which is no claim's doing.)
+    const kv = await new Kvm(c.nc).open(configOf(a).bucket);
+    const values = [];
+    for await (const e of await kv.history({ key: LEASE_KEY })) if (e.operation === "PUT") values.push(e.json<Record<string, unknown>>());
+    expect(values.length).toBeGreaterThan(0);
+    for (const v of values) expect(Object.keys(v)).toContain("holder");
   });
 
   it("keeps a subject with its agent type while the type is down", async () => {
