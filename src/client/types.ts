@@ -23,6 +23,7 @@ export type {
   AgentHeartbeatEvent,
   AgentRegisteredEvent,
   AgentStatusChangedEvent,
+  AuditGapAlertEvent,
   CapabilityChangedEvent,
   CloudEvent,
   EventType,

@@ -13,6 +13,8 @@ export const EventType = {
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
   SelfPreservationAlert: "registry.alert.self_preservation",
+  /** Published by the audit mirror when events left the stream before it copied them (PROTOCOL.md section 12). */
+  AuditGapAlert: "registry.alert.audit_gap",
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -50,6 +52,8 @@ export type CapabilityChangedData = { capability: string; change: CapabilityChan
 /** `active_tasks` is null when the heartbeat did not report it. */
 export type HeartbeatData = { agent_type: string; instance_id: string; status: InstanceStatus; active_tasks: number | null };
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
+/** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
+export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
 
 /** The data each event type carries. */
 export type EventData = {
@@ -59,6 +63,7 @@ export type EventData = {
   "registry.capability.changed": CapabilityChangedData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
+  "registry.alert.audit_gap": AuditGapData;
 };
 
 export const CLOUD_EVENT_SOURCE = "agent-registry";
@@ -81,6 +86,7 @@ export type AgentStatusChangedEvent = CloudEvent<"registry.agent.status_changed"
 export type CapabilityChangedEvent = CloudEvent<"registry.capability.changed", CapabilityChangedData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
+export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;
 
 /** Any event a consumer of `registry.>` can receive, discriminated by `type`. */
 export type RegistryEvent = { [T in EventType]: CloudEvent<T, EventData[T]> }[EventType];

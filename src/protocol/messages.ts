@@ -6,6 +6,7 @@
 import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
 import type { ErrorIssue } from "./errors.js";
+import type { CloudEvent } from "./events.js";
 
 /** Every query reply carries the store revision it reflects. */
 export type Revisioned = { revision: number };
@@ -229,3 +230,20 @@ export type PayloadDirection = "input" | "output";
 export type CheckRequest = { capability: string; agent_type?: string; direction?: PayloadDirection; payload: unknown };
 /** `errors` is empty when `valid`; each names the place in the payload (`payload.items.0.id`). */
 export type CheckReply = { valid: boolean; errors: ErrorIssue[]; agent_type: string; version: string; revision: number };
+
+/**
+ * `history` (PROTOCOL.md section 12), answered by the audit mirror from PostgreSQL:
+ * `since` inclusive, `until` exclusive, oldest first.
+ */
+export type HistoryRequest = {
+  agent_type?: string;
+  capability?: string;
+  types?: string[];
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+};
+/** A stored event as the mirror returns it: the CloudEvent plus its stream sequence. */
+export type HistoryEvent = CloudEvent & { seq: number; data_omitted?: true };
+export type HistoryReply = { events: HistoryEvent[]; next_cursor: string | null; mirrored_seq: number; stream_last_seq: number };
