@@ -3,6 +3,7 @@
  * 12): every stored event exactly once in stream order, backfill, resume, one writer of two,
  * gaps, U+0000, and the `history` op's paging, filters and tenant scoping.
  */
+import { readFileSync } from "node:fs";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
@@ -11,6 +12,7 @@ import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { withTestDatabase, type TestDatabase } from "../harness/postgres.js";
 import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
+import { extractBlocks } from "../unit/doc-blocks.js";
 
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -183,6 +185,18 @@ it("reports a gap when events left the stream before they were mirrored", async 
   expect(alert.event.data).toEqual({ stream, first_seq: gap.f, last_seq: gap.l, missing: gap.l - gap.f + 1 });
   expect((await a.get("/metrics")).text).toMatch(/agent_registry_audit_gaps_total 1/);
   await expectMirrored();
+});
+
+it("runs the SQL queries of docs/audit.md against the mirrored database", async () => {
+  const blocks = extractBlocks("docs/audit.md", readFileSync(new URL("../../docs/audit.md", import.meta.url), "utf8")).filter((b) => b.lang === "sql");
+  expect(blocks.length).toBeGreaterThan(0);
+  for (const b of blocks) {
+    // As written (an agent type this database does not know), then about one it holds.
+    await sql(db.url, b.code);
+    const rows = await sql(db.url, b.code.replaceAll("'code-reviewer'", "'aud-a'"));
+    if (b.code.includes("registry.agent.registered")) expect(rows.map((r) => r.version), `docs/audit.md:${b.line}`).toEqual(["1.0.0"]);
+    if (b.code.includes("audit_position")) expect(Number(rows[0]?.lost), `docs/audit.md:${b.line}`).toBeGreaterThan(0);
+  }
 });
 
 it("keeps running while the database cannot be reached, and answers history 503", async () => {
