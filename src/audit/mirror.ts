@@ -105,6 +105,8 @@ export class Mirror {
         this.deps.metrics.writer.set(1);
         failures = 0;
         await this.#copy(writer);
+        // The copy ended without a failure (a reconnect): start over, but never in a tight loop.
+        await sleep(100, this.#abort.signal);
       } catch (err) {
         if (this.#abort.signal.aborted) break;
         failures++;
@@ -150,6 +152,17 @@ export class Mirror {
     this.#stopMessages = () => messages.stop();
     // The lock went with the connection: stop at once rather than finish the batch on another.
     const unwatch = writer.onDeath(() => messages.stop());
+    // After a reconnect the consumer may be gone with the server's state; it would notice only
+    // after missed heartbeats (tens of seconds). Starting over from the stored position is immediate.
+    const status = this.deps.nc.status();
+    void (async () => {
+      for await (const st of status) {
+        if (st.type !== "reconnect") continue;
+        log.info({ position }, "reconnected to NATS; starting over from the stored position");
+        messages.stop();
+        break;
+      }
+    })().catch(() => undefined);
     if (this.#abort.signal.aborted) messages.stop();
     let batch: JsMsg[] = [];
     try {
@@ -164,6 +177,7 @@ export class Mirror {
       if (writer.dead) throw writer.dead;
     } finally {
       unwatch();
+      (status as { stop?: () => void }).stop?.();
       this.#stopMessages = undefined;
       messages.stop();
       await consumer.delete().catch(() => undefined);
