@@ -48,7 +48,7 @@ export class AuditWriter {
   }
 
   static async connect(url: string): Promise<AuditWriter> {
-    const client = new pg.Client({ connectionString: url, application_name: "agent-registry-audit-writer", keepAlive: true });
+    const client = new pg.Client({ connectionString: url, application_name: "agent-registry-audit-writer", keepAlive: true, connectionTimeoutMillis: 5000 });
     try {
       await client.connect();
     } catch (err) {
