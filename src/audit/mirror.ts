@@ -17,6 +17,7 @@ import { EventType, toCloudEvent, type AuditGapData } from "../protocol/events.j
 import { subjects as subjectsOf } from "../protocol/subjects.js";
 import type { Logger } from "../service/logger.js";
 import { AuditWriter, type Gap } from "./audit-store.js";
+import { BatchQueue } from "./batch-queue.js";
 import { toRow, type EventRow, type TenantBook } from "./event-rows.js";
 import type { AuditMetrics } from "./metrics.js";
 import { migrate } from "./migrations.js";
@@ -164,14 +165,22 @@ export class Mirror {
       }
     })().catch(() => undefined);
     if (this.#abort.signal.aborted) messages.stop();
-    let batch: JsMsg[] = [];
+    const queue = new BatchQueue<JsMsg>(batchSize * 2);
+    const reader = (async () => {
+      try {
+        for await (const m of messages) {
+          this.#setStreamLast(m.seq + m.info.pending);
+          await queue.push(m);
+        }
+        queue.end();
+      } catch (err) {
+        queue.end(err);
+      }
+    })();
     try {
-      for await (const m of messages) {
-        batch.push(m);
-        this.#setStreamLast(m.seq + m.info.pending);
-        if (batch.length < batchSize && m.info.pending > 0) continue;
+      // Whatever arrived while the previous batch was committing is the next batch.
+      for (let batch = await queue.take(batchSize); batch.length > 0; batch = await queue.take(batchSize)) {
         position = await this.#flush(writer, position, batch, book);
-        batch = [];
         await this.#maybePrune(writer);
       }
       if (writer.dead) throw writer.dead;
@@ -180,6 +189,8 @@ export class Mirror {
       (status as { stop?: () => void }).stop?.();
       this.#stopMessages = undefined;
       messages.stop();
+      queue.end();
+      await reader;
       await consumer.delete().catch(() => undefined);
     }
   }
