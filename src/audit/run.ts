@@ -16,7 +16,7 @@ import { TeardownStack } from "../teardown-stack.js";
 import { AuditWriter } from "./audit-store.js";
 import { redactedUrl, type AuditConfig } from "./config.js";
 import { startHistoryEndpoint } from "./history-endpoint.js";
-import { createAuditMetrics } from "./metrics.js";
+import { createAuditMetrics, type AuditMetrics } from "./metrics.js";
 import { migrate } from "./migrations.js";
 import { Mirror } from "./mirror.js";
 
@@ -68,52 +68,75 @@ export async function runAudit(deps: RunAuditDeps): Promise<void> {
     const conn = nc;
     teardown.defer("NATS connection", () => conn.drain().catch(() => conn.close()));
 
-    // Queries get their own pool, so a long history query never delays the writer's commits.
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4, connectionTimeoutMillis: 3000, application_name: "agent-registry-audit-history" });
-    // An idle pooled client whose server went away emits 'error'; unhandled it would end the process.
-    pool.on("error", (err) => log.warn({ err }, "an idle PostgreSQL connection of the history pool broke"));
-    teardown.defer("history pool", () => pool.end());
-
-    mirror = new Mirror({
-      nc: conn,
-      databaseUrl: config.databaseUrl,
-      stream: config.eventsStream,
-      prefix: deps.prefix,
-      batchSize: config.batchSize,
-      retentionDays: config.retentionDays,
-      standbyRetryMs: config.standbyRetryMs,
-      maxRetryMs: config.maxRetryMs,
-      log,
-      metrics,
-    });
-    const m = mirror;
-    const jsm = await jetstreamManager(conn);
-    let seen = { at: 0, seq: 0 };
-    const streamLastSeq = async (): Promise<number> => {
-      if (Date.now() - seen.at > STREAM_INFO_MAX_AGE_MS) {
-        const info = await jsm.streams.info(config.eventsStream).catch(() => undefined);
-        seen = { at: Date.now(), seq: info?.state.last_seq ?? seen.seq };
-      }
-      return Math.max(seen.seq, m.streamLastSeq);
-    };
-    const service = await startHistoryEndpoint({
-      nc: conn,
-      prefix: deps.prefix,
-      version: deps.version,
-      source: { pool, stream: config.eventsStream, streamLastSeq, maxPayload: () => conn.info?.max_payload ?? DEFAULT_MAX_PAYLOAD },
-      log,
-      metrics,
-    });
+    const parts = await startMirror({ nc: conn, config, prefix: deps.prefix, version: deps.version, log, metrics });
+    mirror = parts.mirror;
     endpointUp = true;
-    teardown.defer("history endpoints", () => service.stop());
-    m.start();
-    teardown.defer("mirror", () => m.stop());
+    teardown.defer("audit mirror", () => parts.close());
     await deps.until;
     log.info("audit mirror stopping");
   } finally {
     abort.abort();
     await teardown.run();
   }
+}
+
+export type MirrorParts = { mirror: Mirror; close(): Promise<void> };
+
+/**
+ * The mirror loop and the `history` endpoints on a connection someone else opened: the body of
+ * `agent-registry audit`, and what `serve` runs beside the API when DATABASE_URL is set.
+ */
+export async function startMirror(deps: { nc: NatsConnection; config: AuditConfig; prefix: string; version: string; log: Logger; metrics: AuditMetrics }): Promise<MirrorParts> {
+  const { nc, config, log, metrics } = deps;
+  // Queries get their own pool, so a long history query never delays the writer's commits.
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4, connectionTimeoutMillis: 3000, application_name: "agent-registry-audit-history" });
+  // An idle pooled client whose server went away emits 'error'; unhandled it would end the process.
+  pool.on("error", (err) => log.warn({ err }, "an idle PostgreSQL connection of the history pool broke"));
+  const mirror = new Mirror({
+    nc,
+    databaseUrl: config.databaseUrl,
+    stream: config.eventsStream,
+    prefix: deps.prefix,
+    batchSize: config.batchSize,
+    retentionDays: config.retentionDays,
+    standbyRetryMs: config.standbyRetryMs,
+    maxRetryMs: config.maxRetryMs,
+    log,
+    metrics,
+  });
+  let service: Awaited<ReturnType<typeof startHistoryEndpoint>>;
+  try {
+    const jsm = await jetstreamManager(nc);
+    let seen = { at: 0, seq: 0 };
+    const streamLastSeq = async (): Promise<number> => {
+      if (Date.now() - seen.at > STREAM_INFO_MAX_AGE_MS) {
+        const info = await jsm.streams.info(config.eventsStream).catch(() => undefined);
+        seen = { at: Date.now(), seq: info?.state.last_seq ?? seen.seq };
+      }
+      return Math.max(seen.seq, mirror.streamLastSeq);
+    };
+    service = await startHistoryEndpoint({
+      nc,
+      prefix: deps.prefix,
+      version: deps.version,
+      source: { pool, stream: config.eventsStream, streamLastSeq, maxPayload: () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD },
+      log,
+      metrics,
+    });
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  mirror.start();
+  return {
+    mirror,
+    // Writer first (its last batch commits or rolls back), then the endpoints, then the pool they use.
+    async close() {
+      await mirror.stop();
+      await service.stop().catch((err: unknown) => log.warn({ err }, "stopping the history endpoints failed"));
+      await pool.end().catch(() => undefined);
+    },
+  };
 }
 
 /** `--migrate-only`: applies the migrations, retrying while PostgreSQL cannot be reached, then returns. */
