@@ -10,6 +10,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
 import { AUDIT_VARIABLES, loadAuditConfig } from "../../src/audit/config.js";
+import { createAuditMetrics } from "../../src/audit/metrics.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 import { subjectIssues } from "../../src/domain/spec/subject-rules.js";
 import { exampleSpecs } from "./fixtures.js";
@@ -56,7 +57,8 @@ function assertKnownEnv(names: Iterable<string>, where: string): void {
 
 async function metricNames(): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const m of await createMetrics().registry.getMetricsAsJSON()) {
+  // The audit mirror's metrics live on the registry's /metrics too when serve runs it.
+  for (const m of [...(await createMetrics().registry.getMetricsAsJSON()), ...(await createAuditMetrics(undefined, false).registry.getMetricsAsJSON())]) {
     names.add(m.name);
     if (String(m.type) === "histogram") for (const suffix of ["_bucket", "_sum", "_count"]) names.add(m.name + suffix);
   }
