@@ -52,7 +52,8 @@ export class AuditWriter {
     try {
       await client.connect();
     } catch (err) {
-      client.removeAllListeners();
+      // A late 'error' from the half-open client must not reach the process as unhandled.
+      client.on("error", () => undefined);
       await client.end().catch(() => undefined);
       throw err;
     }
