@@ -73,6 +73,7 @@ export const CONFIG_VARIABLES = [
   { key: "mcpDelegate", env: "REGISTRY_MCP_DELEGATE", flag: "mcp-delegate", default: false, doc: "list the tasks_delegate tool on the MCP endpoint" },
   { key: "mcpDelegateTimeoutMs", env: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS", flag: "mcp-delegate-timeout-ms", default: 30000, doc: "how long tasks_delegate waits when the call gives no timeout_ms" },
   { key: "mcpMaxDelegateTimeoutMs", env: "REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS", flag: "mcp-max-delegate-timeout-ms", default: 300000, doc: "the longest timeout_ms a tasks_delegate call may ask for" },
+  { key: "databaseUrl", env: "DATABASE_URL", flag: "database-url", default: undefined, doc: "also run the audit mirror (docs/audit.md) against this PostgreSQL database, with its default settings; unset: off (the password is never logged)" },
   { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
@@ -139,6 +140,7 @@ export const configSchema = z.object({
   mcpDelegateTimeoutMs: int(1, 600_000).default(30000),
   mcpMaxDelegateTimeoutMs: int(1, 600_000).default(300000),
   registryFile: optionalString,
+  databaseUrl: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), "a postgres:// or postgresql:// URL"),
   replicaName: optionalString,
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
 })
@@ -195,6 +197,7 @@ export function loadConfig(
 export function redactedConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const key of ["natsPassword", "natsToken", "mcpToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
+  if (typeof out["databaseUrl"] === "string") out["databaseUrl"] = out["databaseUrl"].replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, "$1:[redacted]@");
   return out;
 }
 

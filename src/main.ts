@@ -114,6 +114,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.loadRegistryFile(ctx, useCases);
     await steps.serveMcp(ctx, nats);
+    await steps.serveAudit(ctx, nats);
     await steps.serve(ctx, nats, useCases, stores);
   }
 

@@ -390,6 +390,27 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
   ctx.teardown.defer("closing the MCP endpoint", () => endpoint.close());
 }
 
+/**
+ * With DATABASE_URL, the audit mirror of docs/audit.md beside the API, on this replica's
+ * connection and metrics registry, with the mirror's default settings: every replica runs one,
+ * one of them writes (a PostgreSQL advisory lock), all answer `history`. Not part of readiness:
+ * the registry serves whether or not its audit database answers (the mirror retries by itself).
+ */
+export async function serveAudit(ctx: StartContext, { nc }: Nats): Promise<void> {
+  const url = ctx.config.databaseUrl;
+  if (url === undefined) return;
+  // Loaded only when asked for: pg is not part of every start.
+  const [{ startMirror }, { createAuditMetrics }, { loadAuditConfig }] = await Promise.all([
+    import("./audit/run.js"),
+    import("./audit/metrics.js"),
+    import("./audit/config.js"),
+  ]);
+  const config = loadAuditConfig({}, { DATABASE_URL: url, REGISTRY_EVENTS_STREAM: ctx.config.eventsStream });
+  const log = ctx.root.child({ component: "audit" });
+  const parts = await startMirror({ nc, config, prefix: ctx.config.prefix, version: ctx.version, log, metrics: createAuditMetrics(ctx.metrics.registry, false) });
+  ctx.teardown.defer("stopping the audit mirror", () => parts.close());
+}
+
 /** Resolves with `p`, or rejects with the abort reason as soon as `signal` aborts. */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();

@@ -1,5 +1,6 @@
 /** Every scenario, in the order a full run takes them (short ones first). */
 import type { Scenario } from "../lib/scenario.js";
+import { auditScenario } from "./audit.js";
 import { coldStartScenario } from "./cold-start.js";
 import { fleetScenario } from "./fleet.js";
 import { lookupScalingScenario } from "./lookup-scaling.js";
@@ -7,4 +8,4 @@ import { lookupScenario } from "./lookup.js";
 import { mcpScenario } from "./mcp.js";
 import { registrationScenario } from "./registration.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, mcpScenario, fleetScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, mcpScenario, auditScenario, fleetScenario];

@@ -9,12 +9,14 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMMON_OPTIONS, ExitCode, UsageError, createContext, describeFailure, type CliIo, type Command } from "./context.js";
 import { BIN, commandHelp, mainHelp } from "./help.js";
 import { packageVersion } from "../version.js";
+import { auditCommand } from "./commands/audit.js";
 import { cardCommand } from "./commands/card.js";
 import { checkCommand } from "./commands/check.js";
 import { deregisterCommand } from "./commands/deregister.js";
 import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
 import { graphCommand } from "./commands/graph.js";
+import { historyCommand } from "./commands/history.js";
 import { lookupCommand } from "./commands/lookup.js";
 import { lsCommand } from "./commands/ls.js";
 import { mcpCommand } from "./commands/mcp.js";
@@ -43,8 +45,10 @@ export const COMMANDS: readonly Command[] = [
   registerCommand,
   deregisterCommand,
   watchCommand,
+  historyCommand,
   validateCommand,
   mcpCommand,
+  auditCommand,
 ];
 
 export const version = packageVersion;

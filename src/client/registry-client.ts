@@ -31,6 +31,9 @@ import type {
   SbomReply,
   SbomRequest,
   HeartbeatReply,
+  HistoryEvent,
+  HistoryReply,
+  HistoryRequest,
   HeartbeatRequest,
   ListReply,
   ListRequest,
@@ -273,6 +276,26 @@ export class RegistryClient {
   async sbom(req: SbomRequest = {}, opts?: QueryOptions): Promise<SbomReply> {
     if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
     return this.#query("sbom", req, opts);
+  }
+
+  /**
+   * One page of stored events from the audit mirror (PROTOCOL.md section 12), oldest first:
+   * answered by `agent-registry audit`, not by the registry, so it needs a mirror running.
+   */
+  async history(req: HistoryRequest = {}, opts: Pick<QueryOptions, "timeoutMs"> = {}): Promise<HistoryReply> {
+    if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
+    if (req.capability !== undefined) token("capability", req.capability, CAPABILITY_RE);
+    return this.request<HistoryReply>(this.subjects.query("history", this.tenant), req, opts.timeoutMs);
+  }
+
+  /** Every matching stored event, page after page, oldest first. */
+  async *historyAll(req: HistoryRequest = {}, opts: Pick<QueryOptions, "timeoutMs"> = {}): AsyncGenerator<HistoryEvent, void, undefined> {
+    let cursor = req.cursor;
+    do {
+      const page = await this.history(cursor === undefined ? req : { ...req, cursor }, opts);
+      yield* page.events;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
   }
 
   /**

@@ -24,6 +24,7 @@ export type {
   AgentHeartbeatEvent,
   AgentRegisteredEvent,
   AgentStatusChangedEvent,
+  AuditGapAlertEvent,
   CapabilityChangedEvent,
   CloudEvent,
   DependencyChangedData,

@@ -18,6 +18,8 @@ export const EventType = {
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
   SelfPreservationAlert: "registry.alert.self_preservation",
+  /** Published by the audit mirror when events left the stream before it copied them (PROTOCOL.md section 12). */
+  AuditGapAlert: "registry.alert.audit_gap",
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -70,6 +72,8 @@ export type DependencyChangedData = {
   revision: number;
 };
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
+/** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
+export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
 
 /** The data each event type carries. */
 export type EventData = {
@@ -81,6 +85,7 @@ export type EventData = {
   "registry.agent.dependency_restored": DependencyChangedData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
+  "registry.alert.audit_gap": AuditGapData;
 };
 
 export const CLOUD_EVENT_SOURCE = "agent-registry";
@@ -105,6 +110,7 @@ export type DependencyLostEvent = CloudEvent<"registry.agent.dependency_lost", D
 export type DependencyRestoredEvent = CloudEvent<"registry.agent.dependency_restored", DependencyChangedData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
+export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;
 
 /** Any event a consumer of `registry.>` can receive, discriminated by `type`. */
 export type RegistryEvent = { [T in EventType]: CloudEvent<T, EventData[T]> }[EventType];

@@ -8,7 +8,7 @@ export { ERROR_CATALOGUE, ErrorCode, isErrorCode, SERVICE_ERROR_CODE_HEADER, SER
 export type { ErrorBody, ErrorIssue } from "./errors.js";
 export { AgentStatus, InstanceStatus, RemovalReason, STATIC_INSTANCE_ID } from "./states.js";
 export { CLOUD_EVENT_SOURCE, EVENT_TYPE_ROOT, EVENT_TYPES, EventType, STORED_EVENT_TYPES, toCloudEvent } from "./events.js";
-export { DEFAULT_PREFIX, QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, subjects } from "./subjects.js";
+export { DEFAULT_PREFIX, MIRROR_OPS, QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, subjects } from "./subjects.js";
 export { MAX_WEIGHT, SUPPORTED_PATTERNS } from "./spec.js";
 export { MAX_PAGE_LIMIT } from "./messages.js";
 export type * from "./events.js";

@@ -6,7 +6,7 @@
 import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
 import type { ErrorIssue } from "./errors.js";
-import type { DependencyState } from "./events.js";
+import type { CloudEvent, DependencyState } from "./events.js";
 
 /** Every query reply carries the store revision it reflects. */
 export type Revisioned = { revision: number };
@@ -260,3 +260,20 @@ export type SchemaRequest = { name: string; version: string };
  * directly, sorted; cut to what fits one reply, while `used_by_count` counts them all.
  */
 export type SchemaReply = { name: string; version: string; schema: JsonSchema; description: string; used_by: string[]; used_by_count: number; revision: number };
+
+/**
+ * `history` (PROTOCOL.md section 12), answered by the audit mirror from PostgreSQL:
+ * `since` inclusive, `until` exclusive, oldest first.
+ */
+export type HistoryRequest = {
+  agent_type?: string;
+  capability?: string;
+  types?: string[];
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+};
+/** A stored event as the mirror returns it: the CloudEvent plus its stream sequence. */
+export type HistoryEvent = CloudEvent & { seq: number; data_omitted?: true };
+export type HistoryReply = { events: HistoryEvent[]; next_cursor: string | null; mirrored_seq: number; stream_last_seq: number };

@@ -6,6 +6,12 @@ import { EVENT_TYPE_ROOT, STORED_EVENT_TYPES, type EventType } from "./events.js
 
 export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph", "sbom", "schemas", "schema"] as const;
 export type QueryOp = (typeof QUERY_OPS)[number];
+/**
+ * Ops answered by the audit mirror (PROTOCOL.md section 12), not by the registry service: kept
+ * apart from QUERY_OPS so the registry never subscribes to them.
+ */
+export const MIRROR_OPS = ["history"] as const;
+export type MirrorOp = (typeof MIRROR_OPS)[number];
 
 /** The NATS micro service every endpoint belongs to, and its queue group. */
 export const SERVICE_NAME = "agent-registry";
@@ -26,7 +32,7 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     /** `registry.schema.put.<name>`: stores one version of a named schema (PROTOCOL.md section 11.1). */
     schemaPut: (name: string) => `${prefix}.schema.put.${name}`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
-    query: (op: QueryOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
+    query: (op: QueryOp | MirrorOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
     /** Event subjects: `registry.agent.registered.<agent_type>`, `registry.capability.changed.<capability>`. */
     event: (type: EventType, subject: string) => `${eventRoot(type)}.${subject}`,
     /** Alerts are about the fleet, not one agent: `registry.alert.self_preservation`, no further token. */

@@ -16,6 +16,9 @@ import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
 import { QUERY_OPS, subjects } from "../../src/protocol/subjects.js";
+import { sharedPostgresUp, sql, startAudit } from "../harness/audit.js";
+import { withTestDatabase } from "../harness/postgres.js";
+import { waitFor } from "../harness/wait.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 /** user -> password, read from the file so the test follows it. */
@@ -91,6 +94,7 @@ async function expectRequestRefused(client: Client, subject: string): Promise<vo
 }
 
 const haveServer = findNatsServerBinary() !== null;
+const havePostgres = await sharedPostgresUp();
 
 describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () => {
   let registry: Client;
@@ -120,7 +124,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
 
   it("has the documented users", () => {
     expect([...PASSWORDS.keys()].sort()).toEqual(
-      ["agent-bug-fixer", "agent-code-reviewer", "coordinator", "coordinator-acme", "operator", "registry"].sort(),
+      ["agent-bug-fixer", "agent-code-reviewer", "audit", "coordinator", "coordinator-acme", "operator", "registry"].sort(),
     );
   });
 
@@ -284,6 +288,49 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     );
     expect(violationOf(await agentKv.get("agents.code-reviewer").catch((e: unknown) => e))?.operation).toBe("publish");
     expect((await kv.get("agents.code-reviewer"))?.json()).toEqual({ agent_type: "code-reviewer" });
+  });
+
+  it.runIf(havePostgres)("runs the audit mirror as the audit user: it copies the stream, reports a gap and serves history; operators may ask", async () => {
+    const jsm = await jetstreamManager(registry.nc);
+    await jsm.streams.info("REGISTRY_EVENTS").catch(() => jsm.streams.add({ name: "REGISTRY_EVENTS", subjects: [...S.storedEvents] }));
+    await jetstream(registry.nc).publish(S.event("registry.agent.registered", "code-reviewer"), JSON.stringify({ id: "sec-1", type: "registry.agent.registered", subject: "code-reviewer", data: { tenant_scope: null } }));
+    // Messages that left the stream before any mirror ran: the mirror must be able to publish the gap alert.
+    await jsm.streams.purge("REGISTRY_EVENTS");
+    await jetstream(registry.nc).publish(S.event("registry.agent.registered", "code-reviewer"), JSON.stringify({ id: "sec-2", type: "registry.agent.registered", subject: "code-reviewer", data: { tenant_scope: null } }));
+    const last = async () => (await jsm.streams.info("REGISTRY_EVENTS")).state.last_seq;
+    const db = await withTestDatabase();
+    const audit = await startAudit({
+      natsUrl: server.url,
+      databaseUrl: db.url,
+      prefix: "registry",
+      stream: "REGISTRY_EVENTS",
+      nats: { user: "audit", pass: PASSWORDS.get("audit")!, inboxPrefix: "_INBOX_audit" },
+    });
+    try {
+      await waitFor(async () => (await sql(db.url, "SELECT seq FROM audit_position"))[0]?.seq == (await last()) && (await sql(db.url, "SELECT 1 FROM audit_events WHERE type = 'registry.alert.audit_gap'")).length === 1, {
+        timeoutMs: 15_000,
+        message: "mirrored, gap alert included",
+      });
+      expect(audit.logs.filter((l) => l.level >= 40 && /permission/i.test(JSON.stringify(l)))).toEqual([]);
+      // The fake registry of this file answers registry.> in the same queue group: ask until the mirror answers.
+      const operator = await connectAs("operator", "_INBOX_operator");
+      await waitFor(
+        async () => {
+          const reply = (await operator.nc.request(S.query("history"), JSON.stringify({ agent_type: "code-reviewer" }), { timeout: 2_000 })).json<{ events?: Array<{ id: string }> }>();
+          return reply.events?.map((e) => e.id).join() === "sec-2";
+        },
+        { timeoutMs: 10_000, message: "operator gets the mirror's history" },
+      );
+      // and it can change neither the stream nor the bucket
+      const auditUser = await connectAs("audit", "_INBOX_audit");
+      await expectRequestRefused(auditUser, "$JS.API.STREAM.PURGE.REGISTRY_EVENTS");
+      await expectRequestRefused(auditUser, "$JS.API.STREAM.DELETE.REGISTRY_EVENTS");
+      await expectRequestRefused(auditUser, "$JS.API.STREAM.INFO.KV_agent-registry");
+      await expectRequestRefused(auditUser, S.query("lookup"));
+    } finally {
+      await audit.stop();
+      await db.drop();
+    }
   });
 });
 

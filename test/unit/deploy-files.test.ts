@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
+import { AUDIT_VARIABLES, loadAuditConfig } from "../../src/audit/config.js";
+import { createAuditMetrics } from "../../src/audit/metrics.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 import { subjectIssues } from "../../src/domain/spec/subject-rules.js";
 import { exampleSpecs } from "./fixtures.js";
@@ -25,8 +27,9 @@ const dockerfile = read("Dockerfile");
 // Merge keys (<<: *anchor) are how compose shares settings; YAML 1.2 needs them switched on.
 const compose = parse(read("docker-compose.yml"), { merge: true }) as Json;
 const services = compose["services"] as Record<string, Json>;
+// The audit mirror's manifest is checked on its own below.
 const k8s = readdirSync(new URL("deploy/k8s/", root))
-  .filter((f) => f.endsWith(".yaml"))
+  .filter((f) => f.endsWith(".yaml") && f !== "audit.yaml")
   .flatMap((f) => parseAllDocuments(read(`deploy/k8s/${f}`)).map((d) => d.toJS() as Json));
 const byKind = (kind: string) => k8s.filter((d) => d["kind"] === kind);
 const deployment = byKind("Deployment")[0] as Json;
@@ -34,7 +37,8 @@ const container = deployment["spec"]["template"]["spec"]["containers"][0] as Jso
 const configMap = byKind("ConfigMap")[0] as Json;
 
 const natsServices = Object.entries(services).filter(([, s]) => String(s["image"]).startsWith("nats:"));
-const registryServices = Object.entries(services).filter(([, s]) => s["environment"]?.["NATS_URL"] !== undefined);
+const registryServices = Object.entries(services).filter(([, s]) => s["environment"]?.["NATS_URL"] !== undefined && s["command"]?.[0] !== "audit");
+const auditK8s = parseAllDocuments(read("deploy/k8s/audit.yaml")).map((d) => d.toJS() as Json);
 
 function exposedPorts(): number[] {
   return [...dockerfile.matchAll(/^EXPOSE\s+(.+)$/gm)].flatMap((m) => (m[1] as string).split(/\s+/).map((p) => Number.parseInt(p, 10)));
@@ -53,7 +57,8 @@ function assertKnownEnv(names: Iterable<string>, where: string): void {
 
 async function metricNames(): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const m of await createMetrics().registry.getMetricsAsJSON()) {
+  // The audit mirror's metrics live on the registry's /metrics too when serve runs it.
+  for (const m of [...(await createMetrics().registry.getMetricsAsJSON()), ...(await createAuditMetrics(undefined, false).registry.getMetricsAsJSON())]) {
     names.add(m.name);
     if (String(m.type) === "histogram") for (const suffix of ["_bucket", "_sum", "_count"]) names.add(m.name + suffix);
   }
@@ -250,5 +255,51 @@ describe("dashboard and alerts", () => {
       expect(rule["annotations"]?.["summary"], rule["alert"]).toBeTruthy();
       expect(ops, `docs/operations.md does not explain ${rule["alert"]}`).toContain(rule["alert"]);
     }
+  });
+});
+
+describe("the audit mirror's deploy files", () => {
+  const AUDIT_ENV = new Set<string>([...AUDIT_VARIABLES.map((v) => v.env), "NATS_URL", "NATS_USER", "NATS_PASSWORD", "NATS_INBOX_PREFIX"]);
+  const auth = read("deploy/nats/auth.conf");
+
+  /** The mirror logs in as a user of auth.conf, with the inbox prefix that user may read, and its settings load. */
+  function checkEnv(env: Record<string, string>, where: string): void {
+    for (const name of Object.keys(env)) expect(AUDIT_ENV.has(name), `${where}: ${name}`).toBe(true);
+    expect(auth).toContain(`user: "${env["NATS_USER"]}"`);
+    expect(auth).toContain(`"${env["NATS_INBOX_PREFIX"]}.>"`);
+    const config = loadAuditConfig({}, { ...env, DATABASE_URL: env["DATABASE_URL"]?.startsWith("postgres") ? env["DATABASE_URL"] : "postgres://from-secret/audit" });
+    // The image's HEALTHCHECK asks the ops port the Dockerfile exposes.
+    expect(exposedPorts()).toContain(config.httpPort);
+  }
+
+  it("compose runs PostgreSQL and the mirror against it, logged in as the audit user", () => {
+    const audit = services["audit"] as Json;
+    expect(audit["command"]).toEqual(["audit"]);
+    const env = composeEnv(audit);
+    checkEnv(env, "compose audit");
+    expect(auth).toMatch(new RegExp(`user: "audit",\\s*password: "${env["NATS_PASSWORD"]}"`));
+    const pg = services["postgres"] as Json;
+    const db = new URL(env["DATABASE_URL"]!);
+    expect(db.hostname).toBe("postgres");
+    expect(decodeURIComponent(db.username)).toBe(pg["environment"]["POSTGRES_USER"]);
+    expect(decodeURIComponent(db.password)).toBe(pg["environment"]["POSTGRES_PASSWORD"]);
+    expect(db.pathname).toBe(`/${pg["environment"]["POSTGRES_DB"]}`);
+    const prom = parse(read("deploy/prometheus/prometheus.yml")) as Json;
+    const job = (prom["scrape_configs"] as Json[]).find((j) => j["job_name"] === "agent-registry-audit") as Json;
+    expect(job["static_configs"][0]["targets"]).toEqual([`audit:${loadAuditConfig({}, { DATABASE_URL: "postgres://x/y", ...env }).httpPort}`]);
+  });
+
+  it("k8s runs two mirrors with probes on the ops port and secrets for the URL and the password", () => {
+    const [deploymentOfAudit] = auditK8s.filter((d) => d["kind"] === "Deployment") as Json[];
+    expect(deploymentOfAudit?.["spec"]["replicas"]).toBe(2);
+    const c = deploymentOfAudit!["spec"]["template"]["spec"]["containers"][0] as Json;
+    expect(c["args"]).toEqual(["audit"]);
+    const env = Object.fromEntries((c["env"] as Json[]).map((e) => [e["name"], e["value"] ?? "from-secret"])) as Record<string, string>;
+    checkEnv(env, "k8s audit");
+    expect((c["env"] as Json[]).find((e) => e["name"] === "DATABASE_URL")?.["valueFrom"]?.["secretKeyRef"]).toBeDefined();
+    const port = (c["ports"] as Json[])[0]?.["containerPort"];
+    expect(port).toBe(loadAuditConfig({}, { ...env, DATABASE_URL: "postgres://x/y" }).httpPort);
+    expect(c["livenessProbe"]["httpGet"]["path"]).toBe("/healthz");
+    expect(c["readinessProbe"]["httpGet"]["path"]).toBe("/readyz");
   });
 });

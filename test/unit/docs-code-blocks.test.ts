@@ -41,6 +41,7 @@ const SKIPPED: Record<string, string> = {
   mermaid: "a diagram, not code",
   text: "program output, a directory layout or prose: nothing to run",
   conf: "nats-server configuration fragments to paste into deploy/nats/auth.conf, not whole files",
+  sql: "run against a mirrored audit database by test/integration/audit-mirror.test.ts",
 };
 const CHECKED = ["ts", "typescript", "json", "yaml", "yml", "sh", "bash", "shell", "console"];
 

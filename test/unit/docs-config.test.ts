@@ -2,11 +2,14 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, ConfigError, configSchema, loadConfig } from "../../src/config.js";
 import { MCP_VARIABLES, mcpConfigSchema } from "../../src/mcp/config.js";
+import { AUDIT_VARIABLES, auditConfigSchema } from "../../src/audit/config.js";
 
 const whole = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
 // The service's table comes first; the MCP server's settings have a section of their own.
 const MCP_HEADING = /^## `agent-registry mcp`$/m;
-const [page = "", mcpSection = ""] = whole.split(MCP_HEADING);
+const AUDIT_HEADING = /^## `agent-registry audit`$/m;
+const [page = "", rest = ""] = whole.split(MCP_HEADING);
+const [mcpSection = "", auditSection = ""] = rest.split(AUDIT_HEADING);
 
 type Row = { env: string; flag: string; default: string; meaning: string };
 
@@ -83,5 +86,27 @@ describe("docs/configuration.md, section agent-registry mcp", () => {
     const defaults = mcpConfigSchema.parse({}) as Record<string, unknown>;
     for (const v of MCP_VARIABLES) expect(defaults[v.key], v.env).toEqual(v.default);
     expect(Object.keys(mcpConfigSchema.shape).sort()).toEqual(MCP_VARIABLES.map((v) => v.key as string).sort());
+  });
+});
+
+describe("docs/configuration.md, section agent-registry audit", () => {
+  const rows = tableRows(auditSection);
+
+  it.each(AUDIT_VARIABLES.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
+    const row = rows.find((r) => r.env === v.env);
+    expect(row, `row for ${v.env}`).toBeDefined();
+    expect(row?.flag).toBe(`--${v.flag}`);
+    expect(row?.default).toBe(shown(v.default));
+    expect(row?.meaning.length).toBeGreaterThan(5);
+  });
+
+  it("has a row for each setting and no other", () => {
+    expect(rows.map((r) => r.env).sort()).toEqual(AUDIT_VARIABLES.map((v) => v.env as string).sort());
+  });
+
+  it("documents the defaults the schema really applies", () => {
+    const defaults = auditConfigSchema.parse({ databaseUrl: "postgres://x/y" }) as Record<string, unknown>;
+    for (const v of AUDIT_VARIABLES) if (v.key !== "databaseUrl") expect(defaults[v.key], v.env).toEqual(v.default);
+    expect(Object.keys(auditConfigSchema.shape).sort()).toEqual(AUDIT_VARIABLES.map((v) => v.key as string).sort());
   });
 });
