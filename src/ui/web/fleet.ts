@@ -9,7 +9,10 @@ import { getJson, openEvents, revisionOf, type Context } from "./api.js";
 import { badge, fill, h, tickTimes, time } from "./dom.js";
 import { setLive } from "./live.js";
 
-const STATUSES = ["", "ready", "registered", "draining", "deregistered"];
+/** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
+const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
+const STATUS_LABELS: Record<string, string> = { "": "live (any status)", all: "all, deregistered too" };
+const ALL_STATUSES = "ready,registered,draining,deregistered";
 const KINDS = ["", "agent", "mcp_server", "tool"];
 
 export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchParams): () => void {
@@ -19,7 +22,7 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
   let loading = false;
   let again = false;
 
-  const status = h("select", { id: "f-status", onchange: () => ((state.status = status.value), restart()) }, ...STATUSES.map((s) => h("option", { value: s, selected: s === state.status }, s || "any status")));
+  const status = h("select", { id: "f-status", onchange: () => ((state.status = status.value), restart()) }, ...STATUSES.map((s) => h("option", { value: s, selected: s === state.status }, STATUS_LABELS[s] ?? s)));
   const kind = h("select", { id: "f-kind", onchange: () => ((state.kind = kind.value), restart()) }, ...KINDS.map((k) => h("option", { value: k, selected: k === state.kind }, k || "any kind")));
   const search = h("input", { id: "f-search", type: "search", value: state.q, placeholder: "capability, skill, keyword…", autocomplete: "off" });
   const form = h(
@@ -84,7 +87,7 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
         state.next = null;
       } else {
         const cursor = state.cursors[state.cursors.length - 1];
-        const got = await getJson<FleetPage>("agents", { status: state.status, kind: state.kind, cursor, min_revision: min });
+        const got = await getJson<FleetPage>("agents", { status: state.status === "all" ? ALL_STATUSES : state.status, kind: state.kind, cursor, min_revision: min });
         rows = got.agents;
         state.next = got.next_cursor;
       }

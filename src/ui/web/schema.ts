@@ -20,6 +20,11 @@ export function schemaView(title: string, schema: unknown): HTMLElement {
 }
 
 function typeOf(s: Schema): string {
+  const base = baseType(s);
+  return Array.isArray(s["enum"]) && !base.startsWith("one of") ? `${base}, one of ${(s["enum"] as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` : base;
+}
+
+function baseType(s: Schema): string {
   if (Array.isArray(s["type"])) return (s["type"] as unknown[]).join(" | ");
   if (typeof s["type"] === "string") {
     if (s["type"] === "array" && isSchema(s["items"])) return `array of ${typeOf(s["items"])}`;
