@@ -191,6 +191,12 @@ it("feeds events live, filtered by type and agent, and holds them while scrolled
   await page.click("#feed-held");
   await until("#feed li:first-child", (t) => t?.includes("pg-") ?? false, "the held events come in");
   expect(await page.locator("#feed li[data-subject='pg-zeta']").count()).toBeGreaterThan(0);
+
+  // The whole fleet, gone ones included: the picture docs/ui.png is taken from.
+  await page.setViewportSize({ width: 1280, height: 560 });
+  await page.goto(`${base}/ui/#/?status=all`);
+  await until(row("pg-beta", "status"), (t) => t === "deregistered", "the fleet with every status");
+  await page.screenshot({ path: `${OUT}ui-fleet-all.png` });
 });
 
 it("is readable in the dark and on a phone", async () => {
