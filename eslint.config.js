@@ -65,7 +65,7 @@ export default tseslint.config(
   {
     // The page's build script runs in node.
     files: ["src/ui/build-page.mjs"],
-    languageOptions: { globals: { URL: "readonly", console: "readonly" } },
+    languageOptions: { globals: { URL: "readonly", console: "readonly", Buffer: "readonly" } },
   },
   {
     // The browser code (its own tsconfig, DOM types): no node, and nothing of the server but types.

@@ -205,6 +205,8 @@ describe("/ui/events", () => {
     expect((await fetch(`${base}/ui/events?recent=99999`, { headers: auth })).status).toBe(400);
     expect((await fetch(`${base}/ui/events?types=agent.heartbeat`, { headers: auth })).status).toBe(400);
     expect((await fetch(`${base}/ui/events?agent=BAD%20TYPE`, { headers: auth })).status).toBe(400);
+    const head = await fetch(`${base}/ui/events`, { method: "HEAD", headers: auth });
+    expect([head.status, head.headers.get("content-type")]).toEqual([200, "text/event-stream; charset=utf-8"]);
     const more = [await sse("/ui/events"), await sse("/ui/events")];
     const refused = await fetch(`${base}/ui/events`, { headers: auth });
     expect(refused.status).toBe(503);

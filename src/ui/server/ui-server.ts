@@ -34,7 +34,11 @@ export function createUiHandler({ api, feed, files, token }: UiServerParts): UiH
     }
     if (path === "/ui") return redirect(res, "/ui/");
     if (path === "/ui/") return void (await files.serve(req, res, "index.html"));
-    if (path === "/ui/events") return feed.serve(req, res, query);
+    if (path === "/ui/events") {
+      // HEAD probes the route: no consumer is opened for it.
+      if (req.method === "HEAD") return void res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store" }).end();
+      return feed.serve(req, res, query);
+    }
     if (path.startsWith("/ui/api/")) return sendApi(res, api, path.slice("/ui/api/".length), query);
     const name = path.slice("/ui/".length);
     if (FILE_RE.test(name) && name !== "index.html" && (await files.serve(req, res, name))) return;
