@@ -10,6 +10,7 @@ import { ApiError, getJson, openEvents, revisionOf, type Context, type FeedEvent
 import { badge, duration, fill, h, tickTimes, time } from "./dom.js";
 import { eventLine } from "./event-line.js";
 import { setLive } from "./live.js";
+import { coalesced } from "./refresh.js";
 import { schemaView } from "./schema.js";
 
 const MAX_EVENTS = 200;
@@ -17,8 +18,6 @@ const MAX_EVENTS = 200;
 export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): () => void {
   let agent: AgentView | null = null;
   let minRevision = 0;
-  let loading = false;
-  let again = false;
   const recent: FeedEvent[] = [];
 
   const title = h("h2", {}, agentType);
@@ -132,8 +131,6 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
   }
 
   async function load(): Promise<void> {
-    if (loading) return void (again = true);
-    loading = true;
     try {
       const got = await getJson<GetReply>(`agents/${encodeURIComponent(agentType)}`, { min_revision: minRevision || undefined });
       const first = agent === null;
@@ -147,12 +144,6 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
       }
     } catch (e) {
       fill(facts, h("p", { class: "error", role: "alert" }, e instanceof ApiError && e.status === 404 ? `No agent type ${agentType}.` : `Could not read ${agentType}: ${(e as Error).message}`));
-    } finally {
-      loading = false;
-      if (again) {
-        again = false;
-        void load();
-      }
     }
   }
 
@@ -171,6 +162,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
     );
   }
 
+  const refresh = coalesced(load);
   const events = openEvents(
     { agent: agentType, since: "24h", heartbeats: "1" },
     (e) => {
@@ -189,7 +181,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
       }
       if (e.seq !== null) {
         minRevision = Math.max(minRevision, revisionOf(e) ?? 0);
-        void load();
+        refresh();
       }
     },
     setLive,
@@ -201,7 +193,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
       if (cell) cell.textContent = countdown(i);
     }
   }, 1000);
-  void load();
+  refresh();
   void loadHistory();
   return () => {
     events.close();

@@ -8,6 +8,7 @@ import type { FleetPage, FleetRow, SearchPage } from "../shared.js";
 import { getJson, openEvents, revisionOf, type Context } from "./api.js";
 import { badge, fill, h, tickTimes, time } from "./dom.js";
 import { setLive } from "./live.js";
+import { coalesced } from "./refresh.js";
 
 /** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
 const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
@@ -19,8 +20,6 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
   const state = { status: params.get("status") ?? "", kind: params.get("kind") ?? "", q: params.get("q") ?? "", cursors: [""] as string[], next: null as string | null };
   let rows: FleetRow[] = [];
   let minRevision = 0;
-  let loading = false;
-  let again = false;
 
   const status = h("select", { id: "f-status", onchange: () => ((state.status = status.value), restart()) }, ...STATUSES.map((s) => h("option", { value: s, selected: s === state.status }, STATUS_LABELS[s] ?? s)));
   const kind = h("select", { id: "f-kind", onchange: () => ((state.kind = kind.value), restart()) }, ...KINDS.map((k) => h("option", { value: k, selected: k === state.kind }, k || "any kind")));
@@ -77,8 +76,6 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
   }
 
   async function load(): Promise<void> {
-    if (loading) return void (again = true);
-    loading = true;
     try {
       const min = minRevision || undefined;
       if (state.q) {
@@ -94,12 +91,6 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
       render();
     } catch (e) {
       summary.textContent = `Could not read the fleet: ${(e as Error).message}`;
-    } finally {
-      loading = false;
-      if (again) {
-        again = false;
-        void load();
-      }
     }
   }
 
@@ -108,26 +99,27 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
     const q = new URLSearchParams();
     for (const k of ["status", "kind", "q"] as const) if (state[k]) q.set(k, state[k]);
     history.replaceState(null, "", `#/${q.toString() ? `?${q.toString()}` : ""}`);
-    void load();
+    refresh();
   }
 
   function page(step: number): void {
     if (step > 0 && state.next !== null) state.cursors.push(state.next);
     if (step < 0 && state.cursors.length > 1) state.cursors.pop();
-    void load();
+    refresh();
     root.querySelector("table")?.scrollIntoView({ block: "start" });
   }
 
+  const refresh = coalesced(load);
   const events = openEvents(
     {},
     (e) => {
       minRevision = Math.max(minRevision, revisionOf(e) ?? 0);
-      void load();
+      refresh();
     },
     setLive,
   );
   const tick = setInterval(() => tickTimes(body, ctx.now()), 1000);
-  void load();
+  refresh();
   return () => {
     events.close();
     clearInterval(tick);
