@@ -95,8 +95,9 @@ describe("the token", () => {
     const withCookie = await fetch(`${base}/ui/api/info`, { headers: { Cookie: cookie.split(";")[0]! } });
     expect(withCookie.status).toBe(200);
     expect((await fetch(`${base}/ui/api/info?token=${TOKEN}`)).status).toBe(200);
-    // The token is never part of what the page is told.
+    // The token is never part of what the page is told, nor of the registry's logs.
     expect(JSON.stringify(await body(withCookie))).not.toContain(TOKEN);
+    expect(JSON.stringify(reg.logs)).not.toContain(TOKEN);
   });
 });
 
