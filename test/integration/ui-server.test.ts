@@ -221,6 +221,19 @@ describe("/ui/events", () => {
   });
 });
 
+describe("stopping", () => {
+  it("ends the open event streams before NATS drains, and the stop completes", async () => {
+    const other = await startRegistry(server.url);
+    const open = await openSse(`http://127.0.0.1:${other.httpPort}/ui/events?heartbeats=1`);
+    streams.push(open);
+    expect(open.status).toBe(200);
+    await other.stop();
+    await waitFor(() => open.ended, { message: "the stream ended with the registry" });
+    expect(other.logs.some((l) => l.msg === "stopped")).toBe(true);
+    expect(other.logs.filter((l) => l.level >= 50)).toEqual([]);
+  });
+});
+
 describe("REGISTRY_UI=false", () => {
   it("serves no /ui at all", async () => {
     const off = await startRegistry(server.url, { ui: false });
