@@ -199,6 +199,41 @@ it("feeds events live, filtered by type and agent, and holds them while scrolled
   await page.screenshot({ path: `${OUT}ui-fleet-all.png` });
 });
 
+/** WCAG contrast ratio of two computed colours ("rgb(r, g, b)"). */
+function contrast(a: string, b: string): number {
+  const lum = (c: string) => {
+    const [r, g, bl] = (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((v) => {
+      const x = Number(v) / 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** Text and background colours the page shows, as the browser computed them. */
+const COLOUR_PAIRS = `(() => {
+  const bg = getComputedStyle(document.body).backgroundColor;
+  const pair = (sel, back) => { const el = document.querySelector(sel); if (!el) return null; const cs = getComputedStyle(el); return [sel, cs.color, back ?? cs.backgroundColor]; };
+  return [pair("body", bg), pair(".muted", bg), pair("a", bg), pair(".badge.s-ready"), pair(".badge.s-deregistered"), pair("th", null)].filter(Boolean);
+})()`;
+
+it("works with the keyboard, and its colours contrast (light and dark)", async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${base}/ui/#/?status=all`);
+  await until(row("pg-beta", "status"), (t) => t === "deregistered", "the fleet");
+  for (const [sel, fg, bg] of await page.evaluate<string[][]>(COLOUR_PAIRS)) expect(contrast(fg!, bg!), `light: ${sel}`).toBeGreaterThanOrEqual(4.5);
+  // Tab from the status filter to the first agent type's link, and open it with Enter.
+  await page.focus("#f-search");
+  await page.keyboard.press("Tab"); // the search button
+  await page.keyboard.press("Tab"); // the first agent type
+  expect(await page.evaluate("document.activeElement.textContent")).toBe("pg-alpha");
+  await page.keyboard.press("Enter");
+  await until("#instances h3", (t) => t?.startsWith("Instances") ?? false, "the agent view, opened from the keyboard");
+  expect(await page.evaluate("location.hash")).toBe("#/agent/pg-alpha");
+});
+
 it("is readable in the dark and on a phone", async () => {
   const dark = await launchChromium({ colorScheme: "dark", viewport: { width: 390, height: 844 } });
   try {
@@ -207,6 +242,7 @@ it("is readable in the dark and on a phone", async () => {
     await waitFor(async () => (await p.locator('tr[data-agent="pg-alpha"]').count()) > 0, { message: "the fleet on a phone" });
     const bg = await p.evaluate("getComputedStyle(document.body).backgroundColor");
     expect(bg).toBe("rgb(13, 17, 23)");
+    for (const [sel, fg, back] of await p.evaluate<string[][]>(COLOUR_PAIRS)) expect(contrast(fg!, back!), `dark: ${sel}`).toBeGreaterThanOrEqual(4.5);
     const overflow = await p.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
     expect(overflow).toBeLessThanOrEqual(0); // wide tables scroll inside their box, not the page
     await p.screenshot({ path: `${OUT}ui-phone-dark.png`, fullPage: true });
