@@ -1,7 +1,8 @@
 /**
  * /ui/events does not buffer without bound for a client that stops reading: once more than
  * maxBufferBytes wait for it, the stream is cut (the browser reconnects and resumes from its
- * last id), its consumer is stopped, and its place is freed.
+ * last id), its consumer is stopped, and its place is freed; the bound on open streams holds
+ * for requests that arrive together.
  */
 import { createServer, type Server } from "node:http";
 import { connect as connectTcp, type Socket } from "node:net";
@@ -59,4 +60,10 @@ it("cuts off a client that reads slower than events come, and frees its place", 
   );
   expect(warnings.length).toBe(1);
   expect((warnings[0] as { buffered: number }).buffered).toBeGreaterThan(64 * 1024);
+
+  // Requests arriving together get no more places than the bound, consumer creation in flight or not.
+  const together = await Promise.all([0, 1, 2, 3].map(() => fetch(`http://127.0.0.1:${port}/ui/events`, { signal: AbortSignal.timeout(10_000) })));
+  expect(together.map((r) => r.status).sort()).toEqual([200, 503, 503, 503]);
+  for (const r of together) await r.body?.cancel();
+  await waitFor(() => feed.clients === 0, { message: "the cancelled stream freed its place" });
 });

@@ -39,6 +39,7 @@ export class FeedRequestError extends Error {}
 
 export class EventFeed {
   readonly #closers = new Set<() => void>();
+  #opening = 0;
   readonly #o: EventFeedOptions;
   readonly #decoder = new TextDecoder();
 
@@ -56,9 +57,25 @@ export class EventFeed {
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
-    if (this.#closers.size >= this.#o.maxClients) {
+    // Places are taken before the first await, so requests arriving together cannot exceed the bound.
+    if (this.#closers.size + this.#opening >= this.#o.maxClients) {
       return refuse(res, 503, "unavailable", `${this.#o.maxClients} event streams are open already (REGISTRY_UI_MAX_CLIENTS)`);
     }
+    this.#opening++;
+    let held = true;
+    const release = (): void => {
+      if (held) this.#opening--;
+      held = false;
+    };
+    try {
+      await this.#open(req, res, query, release);
+    } finally {
+      release();
+    }
+  }
+
+  /** Sets up the consumer, then (its place moved from opening to open by `release`) streams until the client or the registry ends it. */
+  async #open(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, release: () => void): Promise<void> {
     let filters: string[] | undefined;
     let start: Start;
     const agent = query.get("agent") ?? undefined;
@@ -87,6 +104,11 @@ export class EventFeed {
     } catch (e) {
       return refuse(res, 503, "unavailable", `the events stream cannot be read: ${(e as Error).message}`);
     }
+    // The client may have gone while the consumer was being made: its close event is past.
+    if (req.socket.destroyed) {
+      messages.stop();
+      return;
+    }
 
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
@@ -114,6 +136,7 @@ export class EventFeed {
         res.destroy();
       }
     };
+    release();
     this.#closers.add(close);
     res.on("close", close);
     // The browser waits this long before it reconnects with Last-Event-ID.
