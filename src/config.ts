@@ -63,7 +63,7 @@ export const CONFIG_VARIABLES = [
   { key: "httpPort", env: "REGISTRY_HTTP_PORT", flag: "http-port", default: 8080, doc: "ops HTTP server port (/metrics /healthz /readyz); 0 picks a free port" },
   { key: "httpHost", env: "REGISTRY_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "ops HTTP server address" },
   { key: "ui", env: "REGISTRY_UI", flag: "ui", default: true, doc: "serve the operator's web page at /ui/ on the ops server (docs/ui.md); false turns it off" },
-  { key: "uiToken", env: "REGISTRY_UI_TOKEN", flag: "ui-token", default: undefined, doc: "bearer token the web page and its feed require (header, cookie or ?token=; never logged)" },
+  { key: "uiToken", env: "REGISTRY_UI_TOKEN", flag: "ui-token", default: undefined, doc: "token the web page and its feed require (bearer header, basic auth password, cookie or ?token=; never logged)" },
   { key: "uiMaxClients", env: "REGISTRY_UI_MAX_CLIENTS", flag: "ui-max-clients", default: 64, doc: "open /ui/events streams at most; one more is refused with 503" },
   { key: "mcpHttpPort", env: "REGISTRY_MCP_HTTP_PORT", flag: "mcp-http-port", default: undefined, doc: "also serve the MCP endpoint (Streamable HTTP at POST /mcp, docs/mcp.md) on this port; 0 picks a free port; unset: off" },
   { key: "mcpHttpHost", env: "REGISTRY_MCP_HTTP_HOST", flag: "mcp-http-host", default: "127.0.0.1", doc: "address the MCP endpoint binds to" },

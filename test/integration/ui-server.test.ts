@@ -81,7 +81,7 @@ describe("the page's files", () => {
 });
 
 describe("the token", () => {
-  it("is required on the page, the API and the events, from a header, a cookie or ?token=", async () => {
+  it("is required on the page, the API and the events, from a header, basic auth, a cookie or ?token=", async () => {
     for (const path of ["/ui/", "/ui/app.js", "/ui/api/info", "/ui/events"]) {
       expect((await fetch(`${base}${path}`)).status, path).toBe(401);
       expect((await fetch(`${base}${path}`, { headers: { Authorization: "Bearer wrong" } })).status, path).toBe(401);
@@ -95,6 +95,13 @@ describe("the token", () => {
     const withCookie = await fetch(`${base}/ui/api/info`, { headers: { Cookie: cookie.split(";")[0]! } });
     expect(withCookie.status).toBe(200);
     expect((await fetch(`${base}/ui/api/info?token=${TOKEN}`)).status).toBe(200);
+    // Basic auth, the token as the password: what a browser sends once it asked the operator.
+    const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
+    const challenge = await fetch(`${base}/ui/`, { headers: { Accept: "text/html" } });
+    expect(challenge.headers.get("www-authenticate")).toContain("Basic");
+    expect((await fetch(`${base}/ui/`, { headers: basic("operator", TOKEN) })).status).toBe(200);
+    expect((await fetch(`${base}/ui/events?recent=0`, { headers: basic("", TOKEN), signal: AbortSignal.timeout(5000) }).then(async (r) => (await r.body?.cancel(), r.status)))).toBe(200);
+    expect((await fetch(`${base}/ui/api/info`, { headers: basic("operator", "wrong") })).status).toBe(401);
     // The token is never part of what the page is told, nor of the registry's logs.
     expect(JSON.stringify(await body(withCookie))).not.toContain(TOKEN);
     expect(JSON.stringify(reg.logs)).not.toContain(TOKEN);

@@ -62,14 +62,16 @@ async function sendApi(res: ServerResponse, api: ApiSettings, route: string, que
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, path: string, offered: boolean): void {
-  res.setHeader("WWW-Authenticate", 'Bearer realm="agent-registry ui"');
   const message = offered ? "the token is wrong" : "this page requires a token: open /ui/?token=<REGISTRY_UI_TOKEN>, or send Authorization: Bearer <token>";
   if (path === "/ui/" && (req.headers.accept ?? "").includes("text/html")) {
+    // A browser then asks for it (the token as the password, any user name).
+    res.setHeader("WWW-Authenticate", 'Basic realm="agent-registry ui", charset="UTF-8"');
     res.statusCode = 401;
     res.setHeader("Content-Type", "text/plain; charset=utf-8");
     res.setHeader("Cache-Control", "no-store");
     return void res.end(`401: ${message}\n`);
   }
+  res.setHeader("WWW-Authenticate", 'Bearer realm="agent-registry ui"');
   return sendJson(res, 401, { error: { code: "unauthorized", message } });
 }
 
