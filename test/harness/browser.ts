@@ -23,7 +23,14 @@ const ARGS = [
 
 export type TestBrowser = { context: BrowserContext; close(): Promise<void> };
 
-export async function launchChromium(options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+export type LaunchOptions = {
+  colorScheme?: "light" | "dark";
+  viewport?: { width: number; height: number };
+  /** Answers HTTP basic-auth challenges with these, as a person typing them would. */
+  httpCredentials?: { username: string; password: string };
+};
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package (apt-get update && apt-get install -y chromium; .ci/run does it)`);
   }
@@ -34,6 +41,7 @@ export async function launchChromium(options: { colorScheme?: "light" | "dark"; 
     headless: true,
     colorScheme: options.colorScheme ?? "light",
     viewport: options.viewport ?? { width: 1280, height: 800 },
+    ...(options.httpCredentials ? { httpCredentials: options.httpCredentials } : {}),
   });
   return {
     context,

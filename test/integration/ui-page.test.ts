@@ -63,9 +63,11 @@ async function until(selector: string, want: (t: string | null) => boolean, mess
 const row = (agentType: string, col: string) => `tr[data-agent="${agentType}"] td[data-col="${col}"]`;
 
 it("asks for the token, then shows the fleet live: registrations, heartbeats, an eviction, a deregistration", { timeout: 120_000 }, async () => {
-  const refused = await page.goto(`${base}/ui/`);
-  expect(refused?.status()).toBe(401);
-  expect(await page.textContent("body")).toContain("requires a token");
+  // Without the token: 401 with a basic-auth challenge (a person's browser asks for the token).
+  const refused = await page.request.get(`${base}/ui/`, { headers: { Accept: "text/html" } });
+  expect(refused.status()).toBe(401);
+  expect(refused.headers()["www-authenticate"]).toContain("Basic");
+  expect(await refused.text()).toContain("requires a token");
 
   await page.goto(`${base}/ui/?token=${TOKEN}`);
   expect(new URL(page.url()).search).toBe(""); // the token left the address bar for a cookie
@@ -234,11 +236,12 @@ it("works with the keyboard, and its colours contrast (light and dark)", async (
   expect(await page.evaluate("location.hash")).toBe("#/agent/pg-alpha");
 });
 
-it("is readable in the dark and on a phone", async () => {
-  const dark = await launchChromium({ colorScheme: "dark", viewport: { width: 390, height: 844 } });
+it("is readable in the dark and on a phone, opened with basic auth", async () => {
+  // This browser answers the basic-auth challenge, as a person would: the token as the password.
+  const dark = await launchChromium({ colorScheme: "dark", viewport: { width: 390, height: 844 }, httpCredentials: { username: "operator", password: TOKEN } });
   try {
     const p = await dark.context.newPage();
-    await p.goto(`${base}/ui/?token=${TOKEN}`);
+    await p.goto(`${base}/ui/`);
     await waitFor(async () => (await p.locator('tr[data-agent="pg-alpha"]').count()) > 0, { message: "the fleet on a phone" });
     const bg = await p.evaluate("getComputedStyle(document.body).backgroundColor");
     expect(bg).toBe("rgb(13, 17, 23)");
