@@ -40,6 +40,8 @@ export class FeedRequestError extends Error {}
 export class EventFeed {
   readonly #closers = new Set<() => void>();
   #opening = 0;
+  /** Set by closeAll: the registry is stopping, and the streams it would open would not last. */
+  #stopped = false;
   readonly #o: EventFeedOptions;
   readonly #decoder = new TextDecoder();
 
@@ -53,10 +55,12 @@ export class EventFeed {
 
   /** Ends every open stream (the registry is stopping); clients reconnect elsewhere. */
   closeAll(): void {
+    this.#stopped = true;
     for (const close of [...this.#closers]) close();
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+    if (this.#stopped) return refuse(res, 503, "unavailable", "the registry is stopping");
     // Places are taken before the first await, so requests arriving together cannot exceed the bound.
     if (this.#closers.size + this.#opening >= this.#o.maxClients) {
       return refuse(res, 503, "unavailable", `${this.#o.maxClients} event streams are open already (REGISTRY_UI_MAX_CLIENTS)`);
@@ -104,9 +108,10 @@ export class EventFeed {
     } catch (e) {
       return refuse(res, 503, "unavailable", `the events stream cannot be read: ${(e as Error).message}`);
     }
-    // The client may have gone while the consumer was being made: its close event is past.
-    if (req.socket.destroyed) {
+    // The client may have gone while the consumer was being made (its close event is past), or the registry begun to stop.
+    if (req.socket.destroyed || this.#stopped) {
       messages.stop();
+      if (!req.socket.destroyed) refuse(res, 503, "unavailable", "the registry is stopping");
       return;
     }
 
