@@ -25,3 +25,11 @@ export type UiInfo = { version: string; prefix: string; missed_heartbeats: numbe
 export type HistoryReply =
   | { available: true; events: Array<Record<string, unknown>>; next_cursor: string | null }
   | { available: false; reason: string };
+
+/** An agent type's neighbours in the dependency graph, one step each way. */
+export type GraphNeighbour = { name: string; kind: string; version: string; state: string };
+export type NeighboursReply = {
+  dependencies: GraphNeighbour[];
+  dependents: GraphNeighbour[];
+  problems: Array<{ severity: string; code: string; message: string; path: string }>;
+};

@@ -119,7 +119,7 @@ it("asks for the token, then shows the fleet live: registrations, heartbeats, an
   expect(await page.evaluate("window.loadedOnce")).toBe(1);
 });
 
-it("shows an agent: facts, capabilities with their schemas, instances counting down, events, no audit mirror", async () => {
+it("shows an agent: facts, capabilities with their schemas, instances counting down, dependents, events, no audit mirror", async () => {
   await client.register({
     spec: spec("pg-delta", {
       capabilities: [
@@ -135,6 +135,7 @@ it("shows an agent: facts, capabilities with their schemas, instances counting d
     status: "ready",
     heartbeat_interval_ms: 2000,
   });
+  await client.register({ spec: spec("pg-user", { depends: [{ type: "agent", name: "pg-delta", version: "1.0.0" }] }) as any, instance_id: "u1", status: "ready", heartbeat_interval_ms: LONG });
   await page.goto(`${base}/ui/#/agent/pg-delta`);
   await until("#instances h3", (t) => t === "Instances (1)", "the agent view shows its instance");
   await until('tr[data-instance="d1"] td[data-col="deadline"]', (t) => t?.startsWith("in ") ?? false, "a countdown to the eviction deadline");
@@ -144,6 +145,8 @@ it("shows an agent: facts, capabilities with their schemas, instances counting d
   expect(caps).toContain("one of \"fr\", \"de\"");
   expect(await page.getAttribute('a[href$="/agent-card.json"]', "href")).toBe("/agents/pg-delta/agent-card.json");
   expect(await page.getAttribute('a[href$="/toolspec.json"]', "href")).toBe("/agents/pg-delta/toolspec.json");
+  await until("#used-by", (t) => t?.includes("pg-user") ?? false, "what depends on it, from the graph");
+  expect(await text("#depends-on")).toBe("none");
   await until("#history-note", (t) => t?.startsWith("no audit mirror running") ?? false, "no audit mirror: said so");
   await until("#agent-events li[data-type='registry.agent.registered']", (t) => t?.includes("d1") ?? false, "its registration among its recent events");
 

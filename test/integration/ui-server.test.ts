@@ -147,6 +147,16 @@ describe("the JSON API", () => {
     expect((await fetch(`${base}/ui/api/agents/NOT%20A%20TYPE`, { headers: auth })).status).toBe(400);
   });
 
+  it("answers an agent's neighbours in the dependency graph with the registry's graph query", async () => {
+    await client.register({ spec: spec("ui-lib") as any, instance_id: "l1", status: "ready" });
+    await client.register({ spec: spec("ui-app", { depends: [{ type: "agent", name: "ui-lib", version: "1.0.0" }] }) as any, instance_id: "a1", status: "ready" });
+    const app = await body(await fetch(`${base}/ui/api/agents/ui-app/graph`, { headers: auth }));
+    expect(app.dependencies).toEqual([expect.objectContaining({ name: "ui-lib", version: "1.0.0", state: "live" })]);
+    expect(app.dependents).toEqual([]);
+    const lib = await body(await fetch(`${base}/ui/api/agents/ui-lib/graph`, { headers: auth }));
+    expect(lib.dependents.map((n: any) => n.name)).toEqual(["ui-app"]);
+  });
+
   it("says when no audit mirror runs, and relays a mirror's history when one does", async () => {
     const none = await body(await fetch(`${base}/ui/api/agents/ui-alpha/history`, { headers: auth }));
     expect(none).toEqual({ available: false, reason: "no audit mirror running" });

@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { RegistryClient } from "../../client/registry-client.js";
-import type { AgentView, ListRequest } from "../../client/types.js";
+import type { AgentView, GraphReply, ListRequest } from "../../client/types.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { AgentStatus } from "../../protocol/states.js";
 import { AGENT_KINDS, type AgentKind } from "../../protocol/spec.js";
@@ -82,13 +82,22 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     const agents = await Promise.all(types.map((t) => s.client.get({ agent_type: t, instances_limit: INSTANCES_SHOWN }, { minRevision: found.revision }).then((r) => fleetRow(r.agent), () => null)));
     return ok({ results: found.results, agents: agents.filter((a) => a !== null), revision: found.revision });
   }
-  const agent = /^agents\/([^/]+)(\/history)?$/.exec(route);
+  const agent = /^agents\/([^/]+)(\/history|\/graph)?$/.exec(route);
   if (agent) {
     const agentType = decodeURIComponent(agent[1]!);
     if (!AGENT_TYPE_RE.test(agentType)) throw new BadRequest("not an agent type");
     if (agent[2] === undefined) {
       const reply = await s.client.get({ agent_type: agentType, instances_limit: INSTANCES_SHOWN }, opts);
       return ok(reply);
+    }
+    if (agent[2] === "/graph") {
+      // One step each way, as `agent-registry graph` asks: what it depends on, and what depends on it.
+      const [deps, users] = await Promise.all([
+        s.client.graph({ agent_type: agentType, direction: "dependencies", depth: 1 }, opts),
+        s.client.graph({ agent_type: agentType, direction: "dependents", depth: 1 }, opts),
+      ]);
+      const others = (nodes: GraphReply["nodes"]) => nodes.filter((n) => n.name !== agentType).map(({ name, kind, version, state }) => ({ name, kind, version, state }));
+      return ok({ dependencies: others(deps.nodes), dependents: others(users.nodes), problems: [...deps.problems, ...users.problems].slice(0, 20) });
     }
     const cursor = q.get("cursor");
     const page = await requestHistory(s.nc, s.prefix, { agent_type: agentType, limit: 100, ...(cursor ? { cursor: cursor.slice(0, 1024) } : {}) }, s.historyTimeoutMs);

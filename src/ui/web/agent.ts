@@ -5,7 +5,7 @@
  * one runs, and links to its A2A card and tool spec exports.
  */
 import type { AgentView, GetReply, InstanceView } from "../../protocol/messages.js";
-import type { HistoryReply } from "../shared.js";
+import type { GraphNeighbour, HistoryReply, NeighboursReply } from "../shared.js";
 import { ApiError, getJson, openEvents, revisionOf, type Context, type FeedEvent } from "./api.js";
 import { badge, duration, fill, h, tickTimes, time } from "./dom.js";
 import { eventLine } from "./event-line.js";
@@ -25,6 +25,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
   const instances = h("section", { id: "instances", "aria-labelledby": "h-instances" });
   const capabilities = h("section", { id: "capabilities", "aria-labelledby": "h-capabilities" });
   const eventList = h("ol", { id: "agent-events", class: "events" });
+  const graph = h("section", { id: "graph", "aria-labelledby": "h-graph" }, h("h3", { id: "h-graph" }, "Dependencies"));
   const history = h("section", { id: "history", "aria-labelledby": "h-history" }, h("h3", { id: "h-history" }, "History"), h("p", { class: "muted" }, "Asking the audit mirror…"));
   fill(
     root,
@@ -33,6 +34,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
     facts,
     instances,
     capabilities,
+    graph,
     h("section", { "aria-labelledby": "h-recent" }, h("h3", { id: "h-recent" }, "Recent events"), eventList),
     history,
   );
@@ -58,9 +60,6 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
         h("dt", {}, "Last heartbeat"),
         h("dd", {}, time(a.last_heartbeat, ctx.now())),
       ),
-      a.depends && a.depends.length > 0
-        ? h("p", {}, "Depends on: ", ...a.depends.map((d, i) => [i > 0 ? ", " : "", h("a", { href: `#/agent/${encodeURIComponent(d.name)}` }, `${d.name} ${d.version}`)]).flat())
-        : null,
       shared
         ? h("p", { class: "links" }, h("a", { href: `${path}/agent-card.json` }, "A2A agent card"), " · ", h("a", { href: `${path}/toolspec.json` }, "MCP tool spec"))
         : h("p", { class: "muted" }, "A tenant's agent: its card and tool spec are exported over NATS only."),
@@ -142,8 +141,30 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
         renderCapabilities(agent);
         capabilities.dataset["version"] = agent.version;
       }
+      void loadGraph();
     } catch (e) {
       fill(facts, h("p", { class: "error", role: "alert" }, e instanceof ApiError && e.status === 404 ? `No agent type ${agentType}.` : `Could not read ${agentType}: ${(e as Error).message}`));
+    }
+  }
+
+  async function loadGraph(): Promise<void> {
+    const link = (n: GraphNeighbour): HTMLElement =>
+      h("li", { "data-node": n.name }, n.kind === "agent" || n.kind === "mcp_server" || n.kind === "tool" ? h("a", { href: `#/agent/${encodeURIComponent(n.name)}` }, n.name) : n.name, ` ${n.version} `, badge(n.state));
+    const list = (title: string, id: string, nodes: GraphNeighbour[]): HTMLElement[] => [
+      h("h4", {}, title),
+      nodes.length === 0 ? h("p", { class: "muted", id }, "none") : h("ul", { id }, ...nodes.map(link)),
+    ];
+    try {
+      const g = await getJson<NeighboursReply>(`agents/${encodeURIComponent(agentType)}/graph`, { min_revision: minRevision || undefined });
+      fill(
+        graph,
+        h("h3", { id: "h-graph" }, "Dependencies"),
+        ...list("Depends on", "depends-on", g.dependencies),
+        ...list("Used by", "used-by", g.dependents),
+        ...g.problems.map((p) => h("p", { class: p.severity === "error" ? "error" : "muted" }, `${p.code}: ${p.message}`)),
+      );
+    } catch (e) {
+      fill(graph, h("h3", { id: "h-graph" }, "Dependencies"), h("p", { class: "muted" }, `The dependency graph could not be read: ${(e as Error).message}`));
     }
   }
 
