@@ -62,4 +62,21 @@ export default tseslint.config(
       }],
     },
   },
+  {
+    // The page's build script runs in node.
+    files: ["src/ui/build-page.mjs"],
+    languageOptions: { globals: { URL: "readonly", console: "readonly", Buffer: "readonly" } },
+  },
+  {
+    // The browser code (its own tsconfig, DOM types): no node, and nothing of the server but types.
+    files: ["src/ui/web/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["node:*", "@nats-io/*", "pino", "prom-client", "zod", "ajv"], message: "src/ui/web runs in a browser." },
+          { regex: "^\\.\\./(?!shared\\.js$|\\.\\./protocol/)", message: "src/ui/web imports its own files, ../shared.js and protocol types only." },
+        ],
+      }],
+    },
+  },
 );

@@ -62,6 +62,9 @@ export const CONFIG_VARIABLES = [
   { key: "requestTimeoutMs", env: "REGISTRY_REQUEST_TIMEOUT_MS", flag: "request-timeout-ms", default: 5000, doc: "timeout of JetStream API calls and store writes" },
   { key: "httpPort", env: "REGISTRY_HTTP_PORT", flag: "http-port", default: 8080, doc: "ops HTTP server port (/metrics /healthz /readyz); 0 picks a free port" },
   { key: "httpHost", env: "REGISTRY_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "ops HTTP server address" },
+  { key: "ui", env: "REGISTRY_UI", flag: "ui", default: true, doc: "serve the operator's web page at /ui/ on the ops server (docs/ui.md); false turns it off" },
+  { key: "uiToken", env: "REGISTRY_UI_TOKEN", flag: "ui-token", default: undefined, doc: "token the web page and its feed require (bearer header, basic auth password, cookie or ?token=; never logged)" },
+  { key: "uiMaxClients", env: "REGISTRY_UI_MAX_CLIENTS", flag: "ui-max-clients", default: 64, doc: "open /ui/events streams at most; one more is refused with 503" },
   { key: "mcpHttpPort", env: "REGISTRY_MCP_HTTP_PORT", flag: "mcp-http-port", default: undefined, doc: "also serve the MCP endpoint (Streamable HTTP at POST /mcp, docs/mcp.md) on this port; 0 picks a free port; unset: off" },
   { key: "mcpHttpHost", env: "REGISTRY_MCP_HTTP_HOST", flag: "mcp-http-host", default: "127.0.0.1", doc: "address the MCP endpoint binds to" },
   { key: "mcpToken", env: "REGISTRY_MCP_TOKEN", flag: "mcp-token", default: undefined, doc: "bearer token every MCP request must carry (never logged)" },
@@ -128,6 +131,9 @@ export const configSchema = z.object({
   requestTimeoutMs: int(100).default(5000),
   httpPort: int(0, 65535).default(8080),
   httpHost: z.string().min(1).default("0.0.0.0"),
+  ui: bool.default(true),
+  uiToken: optionalString,
+  uiMaxClients: int(1, 10_000).default(64),
   mcpHttpPort: int(0, 65535).optional(),
   mcpHttpHost: z.string().min(1).default("127.0.0.1"),
   mcpToken: optionalString,
@@ -196,7 +202,7 @@ export function loadConfig(
 /** The configuration as it may be logged: secrets replaced. */
 export function redactedConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
-  for (const key of ["natsPassword", "natsToken", "mcpToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
+  for (const key of ["natsPassword", "natsToken", "mcpToken", "uiToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
   if (typeof out["databaseUrl"] === "string") out["databaseUrl"] = out["databaseUrl"].replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, "$1:[redacted]@");
   return out;
 }

@@ -19,6 +19,7 @@ import type { Logger } from "./service/logger.js";
 import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start-steps.js";
+import { serveUi } from "./ui/server/ui-step.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];
@@ -110,6 +111,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
     steps.serveAgentDocuments(ctx, useCases);
+    serveUi(ctx, nats);
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.loadRegistryFile(ctx, useCases);

@@ -78,8 +78,8 @@ export function filterSubjects(opts: Pick<WatchEventsOptions, "types" | "agentTy
   return [...new Set(types)].map((t) => s.event(t, opts.agentType ?? ">"));
 }
 
-// Matches a NATS subject against a filter with `*` and `>` wildcards.
-function subjectMatches(filter: string, subject: string): boolean {
+/** Matches a NATS subject against a filter with `*` and `>` wildcards. */
+export function subjectMatches(filter: string, subject: string): boolean {
   const f = filter.split(".");
   const t = subject.split(".");
   for (let i = 0; i < f.length; i++) {
@@ -89,8 +89,8 @@ function subjectMatches(filter: string, subject: string): boolean {
   return f.length === t.length;
 }
 
-// Servers before 2.10 accept a single filter subject only.
-function supportsManyFilters(nc: NatsConnection): boolean {
+/** Servers before 2.10 accept a single filter subject only. */
+export function supportsManyFilters(nc: NatsConnection): boolean {
   const [major = 0, minor = 0] = (nc.info?.version ?? "0.0").split(".").map((n) => Number.parseInt(n, 10));
   return major > 2 || (major === 2 && minor >= 10);
 }

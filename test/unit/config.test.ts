@@ -97,6 +97,12 @@ describe("redactedConfig", () => {
     expect(config.natsPassword).toBe("pw");
   });
 
+  it("hides the web page's token", () => {
+    const shown = redactedConfig(loadConfig({ REGISTRY_UI_TOKEN: "page-secret", REGISTRY_UI: "on" }));
+    expect(shown).toMatchObject({ ui: true, uiToken: "[redacted]" });
+    expect(JSON.stringify(shown)).not.toContain("page-secret");
+  });
+
   it("leaves unset secrets unset", () => {
     const shown = redactedConfig(loadConfig());
     expect(shown["natsPassword"]).toBeUndefined();

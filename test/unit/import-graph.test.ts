@@ -53,4 +53,11 @@ describe("import graph", () => {
     for (const f of [...files]) expect(f).toMatch(/^src\/(domain|protocol)\//);
     expect([...packages].filter((p) => p.startsWith("@nats-io/") || p.startsWith("node:") || p === "pino" || p === "prom-client")).toEqual([]);
   });
+
+  it("the web page's browser code reaches only itself, src/ui/shared.ts and protocol types, and no package", () => {
+    const { files, packages } = reach("src/ui/web/main.ts");
+    expect(files.size).toBeGreaterThan(5);
+    expect([...files].filter((f) => !f.startsWith("src/ui/web/") && f !== "src/ui/shared.ts" && !f.startsWith("src/protocol/"))).toEqual([]);
+    expect([...packages]).toEqual([]);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The ops HTTP server: /metrics for Prometheus, /healthz for liveness and /readyz for
  * readiness probes, and each shared agent's exports (PROTOCOL.md section 10.3):
- * /agents/<agent_type>/agent-card.json (A2A v1.0) and /agents/<agent_type>/toolspec.json.
+ * /agents/<agent_type>/agent-card.json (A2A v1.0) and /agents/<agent_type>/toolspec.json;
+ * and, when a handler is given, the operator's web page under /ui/ (src/ui/server/).
  * node:http is enough for a few read-only routes; building binds nothing, listen() does, so
  * tests can bind port 0 and the composition root decides when to expose it.
  */
@@ -47,9 +48,17 @@ export interface AgentDocuments {
   toolspec(agentType: string): Promise<object>;
 }
 
+/**
+ * Answers every request under /ui (the operator's page, its API and its event feed). It owns
+ * the whole response, a long-lived one included (server-sent events).
+ */
+export type UiHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+
 export interface OpsServer {
   /** Serves the agents' exports from now on (they exist once the queries do). */
   serveAgentDocuments(documents: AgentDocuments): void;
+  /** Serves /ui and everything under it from now on. */
+  serveUi(handler: UiHandler): void;
   /** Binds and resolves with the bound port (the chosen one when port is 0). */
   listen(): Promise<number>;
   /** Stops accepting, ends open connections, resolves when the socket is closed. */
@@ -65,10 +74,12 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   let server: Server | undefined;
   let boundPort: number | undefined;
   let documents: AgentDocuments | undefined;
+  let ui: UiHandler | undefined;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Only the path matters; a query string (cache busters, probes' extras) is ignored.
     const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
+    if (ui && (path === "/ui" || path.startsWith("/ui/"))) return ui(req, res, path);
     const document = AGENT_DOCUMENT_RE.exec(path);
     const known = path === "/metrics" || path === "/healthz" || path === "/readyz" || document !== null;
     if (!known) return sendJson(res, 404, { error: { code: "not_found", message: `no route ${path}` } });
@@ -132,6 +143,10 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 
     serveAgentDocuments(d) {
       documents = d;
+    },
+
+    serveUi(handler) {
+      ui = handler;
     },
 
     listen() {

@@ -1,0 +1,32 @@
+// Builds the operator's web page (docs/ui.md) into dist/ui/public: the browser code of
+// src/ui/web bundled and minified by esbuild into one app.js, the style sheet minified, the
+// HTML copied. Run by `npm run build` after tsc; like tsc's incremental build, it rewrites a
+// file only when its bytes change, and prints the sizes so growth is noticed.
+import { build } from "esbuild";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+const web = (name) => fileURLToPath(new URL(`./web/${name}`, import.meta.url));
+const outDir = fileURLToPath(new URL("../../dist/ui/public/", import.meta.url));
+const common = { bundle: true, minify: true, target: "es2022", legalComments: "none", logLevel: "warning", write: false };
+
+async function bundle(entry, extra = {}) {
+  const result = await build({ ...common, ...extra, entryPoints: [web(entry)], outfile: `${outDir}${entry}` });
+  return result.outputFiles[0].contents;
+}
+
+const files = {
+  "app.js": await bundle("main.ts", { format: "esm" }),
+  "style.css": await bundle("style.css"),
+  "index.html": await readFile(web("index.html")),
+};
+
+await mkdir(outDir, { recursive: true });
+const sizes = [];
+for (const [name, bytes] of Object.entries(files)) {
+  const path = `${outDir}${name}`;
+  const old = await readFile(path).catch(() => null);
+  if (old === null || !Buffer.from(bytes).equals(old)) await writeFile(path, bytes);
+  sizes.push(`${name} ${bytes.length} B`);
+}
+console.log(`web page in dist/ui/public: ${sizes.join(", ")}`);

@@ -1,0 +1,30 @@
+/**
+ * The start step of the operator's web page (docs/ui.md): with REGISTRY_UI on (the default),
+ * the ops server answers /ui through the SDK client on this replica's connection, like any
+ * other client of the registry. The event streams close before NATS drains.
+ */
+import type { Nats, StartContext } from "../../start-steps.js";
+import { RegistryClient } from "../../client/registry-client.js";
+import { EventFeed } from "./event-feed.js";
+import { StaticFiles } from "./static-files.js";
+import { createUiHandler } from "./ui-server.js";
+
+export function serveUi(ctx: StartContext, { nc }: Nats, publicDir?: string): void {
+  const { config } = ctx;
+  if (!config.ui) return;
+  const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
+  const log = ctx.root.child({ component: "ui" });
+  const feed = new EventFeed({ nc, prefix: config.prefix, stream: config.eventsStream, maxClients: config.uiMaxClients, timeoutMs: config.requestTimeoutMs, log });
+  ctx.teardown.defer("closing the web page's event streams", () => feed.closeAll());
+  const api = {
+    client,
+    nc,
+    prefix: config.prefix,
+    version: ctx.version,
+    missedHeartbeats: config.missedHeartbeats,
+    heartbeatEvents: config.heartbeatEvents,
+    historyTimeoutMs: Math.min(2000, config.requestTimeoutMs),
+  };
+  ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
+  log.info({ path: "/ui/", token: config.uiToken !== undefined }, "serving the web page");
+}

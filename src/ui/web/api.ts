@@ -1,0 +1,75 @@
+/** The page's reads: JSON from /ui/api (the registry's own queries) and the /ui/events stream. */
+import type { UiInfo } from "../shared.js";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function getJson<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  const qs = q.toString();
+  const res = await fetch(`api/${path}${qs ? `?${qs}` : ""}`, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  if (!res.ok) throw new ApiError(res.status, body?.error?.message ?? `HTTP ${res.status}`);
+  return body as T;
+}
+
+/** A stored or heartbeat event as the stream delivers it. */
+export type FeedEvent = { seq: number | null; type: string; time: string; subject: string; data: Record<string, unknown> };
+
+const EVENT_TYPES = [
+  "registry.agent.registered",
+  "registry.agent.deregistered",
+  "registry.agent.status_changed",
+  "registry.capability.changed",
+  "registry.agent.heartbeat",
+  "registry.alert.self_preservation",
+] as const;
+export const STORED_TYPES = EVENT_TYPES.filter((t) => t !== "registry.agent.heartbeat");
+
+/**
+ * Opens /ui/events with `params`; calls `onEvent` for each event and `onState` when the
+ * connection opens or drops (the browser reconnects by itself, resuming with Last-Event-ID).
+ */
+export function openEvents(params: Record<string, string>, onEvent: (e: FeedEvent) => void, onState?: (open: boolean) => void): EventSource {
+  const source = new EventSource(`events?${new URLSearchParams(params).toString()}`);
+  const listener = (m: MessageEvent<string>): void => {
+    try {
+      const e = JSON.parse(m.data) as Omit<FeedEvent, "seq">;
+      onEvent({ ...e, seq: m.lastEventId && m.type !== "registry.agent.heartbeat" ? Number(m.lastEventId) : null });
+    } catch {
+      // not an event of ours: ignored
+    }
+  };
+  for (const t of EVENT_TYPES) source.addEventListener(t, listener as EventListener);
+  source.onopen = () => onState?.(true);
+  source.onerror = () => onState?.(false);
+  return source;
+}
+
+/** The registry's settings the page needs, and the offset of the server's clock from ours. */
+export type Context = { info: UiInfo; skewMs: number; now: () => number };
+
+export async function loadContext(): Promise<Context> {
+  const info = await getJson<UiInfo>("info");
+  const skewMs = Date.parse(info.now) - Date.now();
+  return { info, skewMs, now: () => Date.now() + skewMs };
+}
+
+/** The revision an event's data carries, if any: later reads ask for at least it. */
+export function revisionOf(e: FeedEvent): number | undefined {
+  const r = e.data["revision"];
+  return typeof r === "number" ? r : undefined;
+}
+
+/** The agent type an event is about (capability events name several, in `providers`). */
+export function agentOf(e: FeedEvent): string | undefined {
+  const a = e.data["agent_type"];
+  return typeof a === "string" ? a : undefined;
+}

@@ -1,0 +1,61 @@
+/**
+ * The operator's web page (docs/ui.md): a hash router over three views. Fleet `#/`, one agent
+ * `#/agent/<agent_type>`, the event feed `#/events`. Each view opens its own event stream and
+ * closes it when the operator leaves it.
+ */
+import { loadContext, type Context } from "./api.js";
+import { mountAgent } from "./agent.js";
+import { fill, h } from "./dom.js";
+import { mountFeed } from "./feed.js";
+import { mountFleet } from "./fleet.js";
+
+let unmount: (() => void) | null = null;
+
+function route(ctx: Context): void {
+  const main = document.getElementById("main")!;
+  unmount?.();
+  const [path = "/", qs = ""] = location.hash.replace(/^#/, "").split("?", 2);
+  const params = new URLSearchParams(qs);
+  const agent = /^\/agent\/(.+)$/.exec(path);
+  const view = agent ? "agent" : path === "/events" ? "events" : "fleet";
+  for (const a of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
+    if (a.dataset["nav"] === view) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (agent) {
+    const agentType = decodeURIComponent(agent[1]!);
+    document.title = `${agentType} · Agent registry`;
+    unmount = mountAgent(main, ctx, agentType);
+  } else if (view === "events") {
+    document.title = "Events · Agent registry";
+    unmount = mountFeed(main, ctx, params);
+  } else {
+    document.title = "Fleet · Agent registry";
+    unmount = mountFleet(main, ctx, params);
+  }
+}
+
+async function boot(): Promise<void> {
+  const main = document.getElementById("main")!;
+  let ctx: Context;
+  try {
+    ctx = await loadContext();
+  } catch (e) {
+    fill(main, h("p", { class: "error", role: "alert" }, `The registry did not answer: ${(e as Error).message}. Reload to try again.`));
+    return;
+  }
+  let lastPath = "";
+  window.addEventListener("hashchange", () => {
+    // A filter change rewrites the query part only: the view stays mounted.
+    const path = location.hash.split("?", 1)[0] ?? "";
+    if (path !== lastPath) {
+      lastPath = path;
+      route(ctx);
+      document.getElementById("main")?.focus();
+    }
+  });
+  lastPath = location.hash.split("?", 1)[0] ?? "";
+  route(ctx);
+}
+
+void boot();
