@@ -6,7 +6,17 @@
  */
 import { agentSpecSchema, type AgentSpec, type AgentSpecInput } from "../../src/domain/spec/spec.js";
 
-export type FleetShape = { types: number; capsPerType: number; providersPerCap: number };
+/**
+ * `v2`: every spec also refers to the named schema BENCH_SCHEMA (PROTOCOL.md section 11.1) and
+ * depends on one other agent type, the fleet forming a 4-ary tree (section 11.2).
+ */
+export type FleetShape = { types: number; capsPerType: number; providersPerCap: number; v2?: boolean };
+
+/** The named schema a v2 fleet's specs refer to; put it before registering them. */
+export const BENCH_SCHEMA = { name: "BenchTask", version: "1.0.0", schema: { type: "object", properties: { task_id: { type: "string" }, priority: { type: "integer", minimum: 0 } }, required: ["task_id"] } };
+
+/** The agent type agent t of a v2 fleet depends on (none for the root, 0). */
+export const parentOf = (t: number): number | null => (t === 0 ? null : Math.floor((t - 1) / 4));
 
 export const agentTypeName = (t: number): string => `bench-agent-${String(t).padStart(5, "0")}`;
 
@@ -42,7 +52,10 @@ export function specInput(t: number, s: FleetShape): AgentSpecInput {
     };
   });
   const name = agentTypeName(t);
+  const parent = s.v2 ? parentOf(t) : null;
+  if (s.v2) for (const c of capabilities) (c.input_schema["properties"] as Record<string, unknown>)["task"] = { $ref: `#${BENCH_SCHEMA.name}:${BENCH_SCHEMA.version}` };
   return {
+    ...(parent !== null ? { depends: [{ type: "agent" as const, name: agentTypeName(parent), version: "1.0.0" }] } : {}),
     agent_type: name,
     version: "1.0.0",
     description: `Benchmark agent ${t}: ${WORDS[t % WORDS.length]} and ${WORDS[(t + 5) % WORDS.length]} work`,

@@ -7,5 +7,6 @@ import { lookupScalingScenario } from "./lookup-scaling.js";
 import { lookupScenario } from "./lookup.js";
 import { mcpScenario } from "./mcp.js";
 import { registrationScenario } from "./registration.js";
+import { registryV2Scenario } from "./registry-v2.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, coldStartScenario, mcpScenario, auditScenario, fleetScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, auditScenario, fleetScenario];

@@ -10,7 +10,7 @@ import { agentTypeName, capabilityCount, capabilityName, cardAgentTypeName, card
 import { closedLoop } from "./closed-loop.js";
 import { EventProbe, evictionReport, readDeregistered } from "./events.js";
 import { Fleet } from "./fleet.js";
-import { enc, requestOk } from "./requests.js";
+import { enc, replyError, requestOk } from "./requests.js";
 import { seedBucket } from "./seed.js";
 import { kvWriteBaseline } from "./kv-baseline.js";
 
@@ -73,6 +73,18 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
     const bodies = lookupBodies(a["shape"]);
     const subject: string = a["subject"];
     return closedLoop(a["concurrency"], a["durationMs"], () => requestOk(conn(), subject, bodies[Math.floor(Math.random() * bodies.length)]!));
+  },
+
+  /** Closed-loop requests of one body to one subject (a query op), at `concurrency` in flight. */
+  requests(a) {
+    const body = enc.encode(JSON.stringify(a["body"]));
+    return closedLoop(a["concurrency"], a["durationMs"], () => requestOk(conn(), a["subject"], body, 30_000));
+  },
+
+  /** One request, its reply parsed (a schema put before a v2 fleet registers). */
+  async request(a) {
+    const msg = await conn().request(a["subject"], enc.encode(JSON.stringify(a["body"])), { timeout: 10_000 });
+    return { error: replyError(msg), body: msg.data.length > 0 ? msg.json() : null };
   },
 
   /** Registrations of new instances of the fleet's agent types at `concurrency` in flight. */
