@@ -322,14 +322,21 @@ export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar
   });
 }
 
-export async function loadRegistryFile(ctx: StartContext, { registrar }: UseCases): Promise<void> {
+export async function loadRegistryFile(ctx: StartContext, { registrar, schemas }: UseCases): Promise<void> {
   const path = ctx.config.registryFile;
   if (!path) return;
-  const statics = new StaticRegistry({ registrar, view: ctx.view, log: ctx.root.child({ component: "registry-file" }), onError: () => ctx.metrics.registryFileErrors.inc() });
+  const statics = new StaticRegistry({
+    registrar,
+    view: ctx.view,
+    log: ctx.root.child({ component: "registry-file" }),
+    putSchema: (s) => schemas.put(s.name, { version: s.version, schema: s.schema, description: s.description }),
+    onError: () => ctx.metrics.registryFileErrors.inc(),
+  });
   // A broken file at start stops the start, with the file's own message.
   const text = await readText(path);
-  const applied = await statics.apply(parseRegistryFile(path, text));
-  ctx.log.info({ path, agents: applied.registered.length }, "registry file loaded");
+  const file = parseRegistryFile(path, text);
+  const applied = await statics.applyFile(file);
+  ctx.log.info({ path, kind: file.kind, schemas: file.schemas.length, agents: applied.registered.length, warnings: file.warnings.length }, "registry file loaded");
   const watch = watchFile(path, (t, err) => void statics.reload(path, t, err), { initial: text });
   ctx.teardown.defer("closing the registry file watch", () => watch.close());
 }

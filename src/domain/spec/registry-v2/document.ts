@@ -23,7 +23,7 @@ export const MAX_SECTION_ENTRIES = 2000;
 export type FileDependency = { type: (typeof DEPENDENCY_TYPES)[number]; name: string; version: string; capability?: string; path: string };
 export type Deprecation = string | undefined;
 
-export type FileSchema = { name: string; version: string; description: string; schema: unknown; deprecated: Deprecation; path: string };
+export type FileSchema = { name: string; version: string; description: string; schema: Record<string, unknown> | boolean; deprecated: Deprecation; path: string };
 export type FileServer = { name: string; version: string; raw: Record<string, unknown>; provides: Array<{ tool: string; path: string }>; deprecated: Deprecation; path: string };
 export type ToolSource = { server?: string; serverVersion?: string; target?: string; tool?: string };
 export type FileTool = {
@@ -121,9 +121,12 @@ export function readRegistryDocument(raw: Record<string, unknown>, kind: "v2" | 
   for (const { entry, path } of section("schemas")) {
     const id = identity(entry, path, SCHEMA_NAME_RE);
     const description = entry["description"] ?? "";
-    if (typeof description !== "string") invalid(`${path}.description`, "description must be a string");
-    if (!isPlainObject(entry["schema"]) && typeof entry["schema"] !== "boolean") invalid(`${path}.schema`, "schema must be a JSON Schema (an object or a boolean)");
-    else if (id && typeof description === "string") schemas.push({ ...id, description, schema: entry["schema"], deprecated: deprecation(entry), path });
+    // The bound of a `registry.schema.put` description, since the schema is stored as one.
+    const goodDescription = typeof description === "string" && description.length <= 4096;
+    if (!goodDescription) invalid(`${path}.description`, "description must be a string of at most 4096 characters");
+    const schema = entry["schema"];
+    if (!isPlainObject(schema) && typeof schema !== "boolean") invalid(`${path}.schema`, "schema must be a JSON Schema (an object or a boolean)");
+    else if (id && goodDescription) schemas.push({ ...id, description: description as string, schema, deprecated: deprecation(entry), path });
   }
 
   const servers: FileServer[] = [];

@@ -24,7 +24,7 @@ import { DEFAULT_OWNER_TEAM } from "../registry-file.js";
 import type { FileDependency, FileTool, RegistryDocument } from "./document.js";
 import { ProblemCode, type FileProblem } from "./problems.js";
 
-export type FileSchemaPut = { name: string; version: string; schema: unknown; description: string };
+export type FileSchemaPut = { name: string; version: string; schema: Record<string, unknown> | boolean; description: string };
 export type MappedEntry = { spec: AgentSpecInput; path: string };
 export type MappedDocument = { schemas: FileSchemaPut[]; entries: MappedEntry[] };
 
