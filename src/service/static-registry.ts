@@ -15,9 +15,8 @@
 import { ErrorCode, RegistryError } from "../domain/errors.js";
 import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
 import { RemovalReason } from "../domain/view/records.js";
-import { validateRegistryFile } from "../domain/spec/registry-file.js";
-import { formatProblem, loadRegistryV2, registryFileKind, type FileProblem, type FileSchemaPut } from "../domain/spec/registry-v2/index.js";
-import { isPlainObject, type AgentSpecInput } from "../domain/spec/spec.js";
+import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut } from "../domain/spec/registry-v2/index.js";
+import type { AgentSpecInput } from "../domain/spec/spec.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "./logger.js";
 import type { Registrar } from "./registrar.js";
@@ -43,18 +42,11 @@ export function parseRegistryFile(path: string, text: string): LoadedRegistryFil
   return checkRegistryFile(path, raw);
 }
 
-/** A parsed registry file of any kind, checked by its own rules. */
+/** A parsed registry file of any kind, checked by its own rules (warnings ride along with errors). */
 export function checkRegistryFile(path: string, raw: unknown): LoadedRegistryFile {
-  const kind = registryFileKind(raw);
-  if (typeof kind === "object") throw new RegistryFileError(path, [kind.error]);
-  if (kind === "agents") {
-    const result = validateRegistryFile(raw);
-    if (!result.ok) throw new RegistryFileError(path, result.errors);
-    return { path, kind, schemas: [], specs: result.specs, warnings: [] };
-  }
-  const result = loadRegistryV2(isPlainObject(raw) ? raw : {}, kind);
-  if (!result.ok) throw new RegistryFileError(path, [...result.errors, ...result.warnings].map(formatProblem));
-  return { path, kind, schemas: result.schemas, specs: result.entries.map((e) => e.spec), warnings: result.warnings };
+  const r = checkAnyRegistryFile(raw);
+  if (!r.ok) throw new RegistryFileError(path, [...r.errors, ...r.warnings.map(formatProblem)]);
+  return { path, kind: r.kind, schemas: r.schemas, specs: r.specs, warnings: r.warnings };
 }
 
 export class StaticRegistry {
