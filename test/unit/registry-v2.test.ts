@@ -164,3 +164,13 @@ describe("structure", () => {
     expect(findCycles(new Map([["a", ["b", "c"]], ["b", ["d"]], ["c", ["d"]]]))).toEqual([]);
   });
 });
+
+describe("the example of docs/registry-file.md", () => {
+  it("loads with the one warning the page names", () => {
+    const page = readFileSync(new URL("../../docs/registry-file.md", import.meta.url), "utf8");
+    const block = [...page.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('"schemaVersion": "2.0"'))!;
+    const r = loadRegistryV2(JSON.parse(block) as Record<string, unknown>, "v2");
+    expect(r.ok).toBe(true);
+    expect(r.warnings.map(formatProblem)).toEqual(['servers[0].provides[1]: dangling_provides: server web-reader provides "read_feed", but no tool of the file has it as source']);
+  });
+});
