@@ -28,6 +28,9 @@ export class RegistryFileError extends Error {
   }
 }
 
+/** The warnings of the registry file applied last, shared with the queries. */
+export type FileWarnings = { current: readonly FileProblem[] };
+
 /** A checked registry file: schemas to put (v2 only), entries to register, warnings to log. */
 export type LoadedRegistryFile = { path: string; kind: "agents" | "v2" | "v1"; schemas: FileSchemaPut[]; specs: AgentSpecInput[]; warnings: FileProblem[] };
 
@@ -61,6 +64,8 @@ export class StaticRegistry {
       /** Stores one of the file's named schemas: the schema registrar's put, as `registry.schema.put`. */
       putSchema: (schema: FileSchemaPut) => Promise<unknown>;
       onError?: (e: Error) => void;
+      /** Where the warnings of the file applied last go, for `graph` to report (section 11.3). */
+      fileWarnings?: FileWarnings;
     },
   ) {}
 
@@ -75,7 +80,9 @@ export class StaticRegistry {
         throw new RegistryFileError(file.path, [`schema ${schema.name}:${schema.version}: ${why}`]);
       }
     }
-    return this.apply(file.specs);
+    const applied = await this.apply(file.specs);
+    if (this.deps.fileWarnings) this.deps.fileWarnings.current = file.warnings;
+    return applied;
   }
 
   /** Applies a file's entries: registers new and changed ones, removes static entries no longer listed. */

@@ -77,7 +77,16 @@ describe("a registry started with a v2 file", () => {
     const ids = g.body.nodes.map((n: { id: string }) => n.id);
     expect(ids).toEqual(expect.arrayContaining(["agent:booking-agent@1.1.0", "tool:book_trip@1.0.0", "tool:seat_hold@1.0.0", "mcp_server:seat-service@1.0.0"]));
     expect(g.body.nodes.every((n: { state: string }) => n.state === "live")).toBe(true);
-    expect(g.body.problems).toEqual([]);
+    // The file's warnings about entries of this graph: the saga's three servers' dangling provides.
+    expect(g.body.problems.map((p: { severity: string; code: string; path: string }) => `${p.severity} ${p.code} ${p.path}`)).toEqual([
+      "warning dangling_provides servers[7].provides[2]",
+      "warning dangling_provides servers[8].provides[2]",
+      "warning dangling_provides servers[9].provides[2]",
+    ]);
+    expect(g.body.problems[0].message).toBe('registry file: server seat-service provides "seat_check", but no tool of the file has it as source');
+    // The whole fleet's graph carries all of them; an agent whose graph has none of those entries, none.
+    expect((await c.request("graph", {})).body.problems.filter((p: { code: string }) => p.code === "dangling_provides")).toHaveLength(5);
+    expect((await c.request("graph", { agent_type: "digest-agent" })).body.problems).toEqual([]);
   });
 
   it("keeps the last good file on a broken reload, logging every problem", async () => {

@@ -31,6 +31,8 @@ describe("the example-shaped fixture", () => {
     const r = loadRegistryV2(fleet() as unknown as Record<string, unknown>, "v2");
     expect(r.ok).toBe(true);
     expect(codes(r.warnings)).toEqual(DANGLING.map((p) => `dangling_provides ${p}`));
+    // Each names the registry entry it concerns, for `graph` to report it with that entry.
+    expect(r.warnings.map((w) => w.entry)).toEqual(["member-service", "graph-store", "seat-service", "billing-service", "ticket-service"]);
     if (!r.ok) return;
     expect(r.schemas).toHaveLength(12);
     // A schema is put after the schemas it refers to.

@@ -21,7 +21,9 @@ const nodeId = (type: string, name: string, version: string): string => `${type}
 export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
   const problems: FileProblem[] = [];
   const error = (code: ProblemCode, path: string, message: string): void => void problems.push({ severity: "error", code, message, path });
-  const warn = (code: ProblemCode, path: string, message: string): void => void problems.push({ severity: "warning", code, message, path });
+  const warn = (code: ProblemCode, path: string, message: string, entry?: string): void => void problems.push({ severity: "warning", code, message, path, ...(entry === undefined ? {} : { entry }) });
+  // The registry entry a tool ends up in: its own for a composition, its server's for a passthrough tool.
+  const entryOf = (t: FileTool): string | undefined => (t.spec !== undefined ? t.name : (t.source?.server ?? t.source?.target));
 
   checkDuplicates(doc, error);
 
@@ -29,7 +31,7 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
   const schemas = new Map(doc.schemas.map((s) => [refKey(s.name, s.version), s]));
   const used = new Set<string>();
   const schemaEdges = new Map<string, string[]>();
-  const walk = (schema: unknown, path: string, from?: string): void => {
+  const walk = (schema: unknown, path: string, from?: string, owner?: string): void => {
     const { refs, problems: bad } = findRefs(schema);
     for (const b of bad) error(ProblemCode.UnresolvedRef, at(path, b.path), b.message);
     for (const r of refs) {
@@ -41,17 +43,17 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
       }
       used.add(key);
       if (from !== undefined) schemaEdges.set(from, [...(schemaEdges.get(from) ?? []), key]);
-      if (target.deprecated && from === undefined) warn(ProblemCode.Deprecated, at(path, r.path), `schema ${key} is deprecated: ${target.deprecated}`);
+      if (target.deprecated && from === undefined) warn(ProblemCode.Deprecated, at(path, r.path), `schema ${key} is deprecated: ${target.deprecated}`, owner);
     }
   };
   for (const s of doc.schemas) walk(s.schema, `${s.path}.schema`, refKey(s.name, s.version));
-  for (const t of doc.tools) for (const k of ["inputSchema", "outputSchema"]) if (t.raw[k] !== undefined) walk(t.raw[k], `${t.path}.${k}`);
+  for (const t of doc.tools) for (const k of ["inputSchema", "outputSchema"]) if (t.raw[k] !== undefined) walk(t.raw[k], `${t.path}.${k}`, undefined, entryOf(t));
   for (const a of doc.agents) {
     const skills = a.card["skills"];
     if (!Array.isArray(skills)) continue;
     skills.forEach((skill: unknown, j) => {
       if (!isPlainObject(skill)) return;
-      for (const k of ["inputSchema", "outputSchema"]) if (skill[k] !== undefined) walk(skill[k], `${a.path}.skills[${j}].${k}`);
+      for (const k of ["inputSchema", "outputSchema"]) if (skill[k] !== undefined) walk(skill[k], `${a.path}.skills[${j}].${k}`, undefined, a.name);
     });
   }
   // A schema is used when a tool or skill refers to it, directly or through other schemas.
@@ -81,12 +83,12 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
     if (!s) error(ProblemCode.MissingServer, `${t.path}.source.server`, `tool ${t.name} names server "${server}", which the file does not describe`);
     else if (t.source?.serverVersion !== undefined && t.source.serverVersion !== s.version) {
       error(ProblemCode.MissingServer, `${t.path}.source.serverVersion`, `tool ${t.name} names ${server} ${t.source.serverVersion}; the file describes ${server} ${s.version}`);
-    } else if (s.deprecated) warn(ProblemCode.Deprecated, `${t.path}.source.server`, `tool ${t.name} uses server ${server}, which is deprecated: ${s.deprecated}`);
+    } else if (s.deprecated) warn(ProblemCode.Deprecated, `${t.path}.source.server`, `tool ${t.name} uses server ${server}, which is deprecated: ${s.deprecated}`, server);
   }
   for (const s of doc.servers) {
     for (const p of s.provides) {
       const served = doc.tools.some((t) => t.source?.server === s.name && (t.source.tool ?? t.name) === p.tool);
-      if (!served) warn(ProblemCode.DanglingProvides, p.path, `server ${s.name} provides "${p.tool}", but no tool of the file has it as source`);
+      if (!served) warn(ProblemCode.DanglingProvides, p.path, `server ${s.name} provides "${p.tool}", but no tool of the file has it as source`, s.name);
     }
   }
 
@@ -96,12 +98,12 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
   for (const a of doc.agents) entries.set(nodeId("agent", a.name, a.version), a);
   for (const s of doc.servers) entries.set(nodeId("mcp_server", s.name, s.version), s);
   const depEdges = new Map<string, string[]>();
-  const dependents: Array<{ id: string; depends: FileDependency[] }> = [
-    ...doc.tools.map((t: FileTool) => ({ id: nodeId("tool", t.name, t.version), depends: t.depends })),
-    ...doc.agents.map((a) => ({ id: nodeId("agent", a.name, a.version), depends: a.depends })),
+  const dependents: Array<{ id: string; depends: FileDependency[]; entry: string | undefined }> = [
+    ...doc.tools.map((t: FileTool) => ({ id: nodeId("tool", t.name, t.version), depends: t.depends, entry: entryOf(t) })),
+    ...doc.agents.map((a) => ({ id: nodeId("agent", a.name, a.version), depends: a.depends, entry: a.name })),
   ];
   const pathOf = new Map<string, string>();
-  for (const { id, depends } of dependents) {
+  for (const { id, depends, entry: owner } of dependents) {
     for (const d of depends) {
       const target = nodeId(d.type, d.name, d.version);
       const entry = entries.get(target);
@@ -111,7 +113,7 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
         error(ProblemCode.Missing, d.path, `${id} depends on ${target}, which the file does not describe${hint}`);
         continue;
       }
-      if (entry.deprecated) warn(ProblemCode.Deprecated, d.path, `${id} depends on ${target}, which is deprecated: ${entry.deprecated}`);
+      if (entry.deprecated) warn(ProblemCode.Deprecated, d.path, `${id} depends on ${target}, which is deprecated: ${entry.deprecated}`, owner);
       depEdges.set(id, [...(depEdges.get(id) ?? []), target]);
       if (!pathOf.has(id)) pathOf.set(id, d.path.slice(0, d.path.lastIndexOf("[")));
     }

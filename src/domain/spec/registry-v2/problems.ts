@@ -18,7 +18,14 @@ export const ProblemCode = {
 } as const;
 export type ProblemCode = (typeof ProblemCode)[keyof typeof ProblemCode];
 
-export type FileProblem = { severity: "error" | "warning"; code: ProblemCode; message: string; path: string };
+export type FileProblem = {
+  severity: "error" | "warning";
+  code: ProblemCode;
+  message: string;
+  path: string;
+  /** The registry entry (agent_type) the problem concerns, when one does: `graph` reports it with that entry. */
+  entry?: string;
+};
 
 /** One line per problem, as logs and `validate` print them: `tools[3].source.server: missing_server: ...`. */
 export const formatProblem = (p: FileProblem): string => `${p.path}: ${p.code}: ${p.message}`;
