@@ -337,10 +337,12 @@ export async function loadRegistryFile(ctx: StartContext, { registrar, schemas, 
   });
   // A broken file at start stops the start, with the file's own message.
   const text = await readText(path);
-  const file = parseRegistryFile(path, text);
+  // A v2 file's entries name no subject of their own: with a subject policy they take the policy's.
+  const options = { subjectPolicy: ctx.config.subjectPolicy };
+  const file = parseRegistryFile(path, text, options);
   const applied = await statics.applyFile(file);
   ctx.log.info({ path, kind: file.kind, schemas: file.schemas.length, agents: applied.registered.length, warnings: file.warnings.length }, "registry file loaded");
-  const watch = watchFile(path, (t, err) => void statics.reload(path, t, err), { initial: text });
+  const watch = watchFile(path, (t, err) => void statics.reload(path, t, err, options), { initial: text });
   ctx.teardown.defer("closing the registry file watch", () => watch.close());
 }
 

@@ -15,7 +15,7 @@
 import { ErrorCode, RegistryError } from "../domain/errors.js";
 import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
 import { RemovalReason } from "../domain/view/records.js";
-import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut } from "../domain/spec/registry-v2/index.js";
+import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut, type MappingOptions } from "../domain/spec/registry-v2/index.js";
 import type { AgentSpecInput } from "../domain/spec/spec.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "./logger.js";
@@ -35,19 +35,19 @@ export type FileWarnings = { current: readonly FileProblem[] };
 export type LoadedRegistryFile = { path: string; kind: "agents" | "v2" | "v1"; schemas: FileSchemaPut[]; specs: AgentSpecInput[]; warnings: FileProblem[] };
 
 /** Parses and validates the text of a registry file; throws RegistryFileError naming every problem. */
-export function parseRegistryFile(path: string, text: string): LoadedRegistryFile {
+export function parseRegistryFile(path: string, text: string, options: MappingOptions = {}): LoadedRegistryFile {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
     throw new RegistryFileError(path, [`not JSON: ${(e as Error).message}`]);
   }
-  return checkRegistryFile(path, raw);
+  return checkRegistryFile(path, raw, options);
 }
 
 /** A parsed registry file of any kind, checked by its own rules (warnings ride along with errors). */
-export function checkRegistryFile(path: string, raw: unknown): LoadedRegistryFile {
-  const r = checkAnyRegistryFile(raw);
+export function checkRegistryFile(path: string, raw: unknown, options: MappingOptions = {}): LoadedRegistryFile {
+  const r = checkAnyRegistryFile(raw, options);
   if (!r.ok) throw new RegistryFileError(path, [...r.errors, ...r.warnings.map(formatProblem)]);
   return { path, kind: r.kind, schemas: r.schemas, specs: r.specs, warnings: r.warnings };
 }
@@ -116,10 +116,10 @@ export class StaticRegistry {
   }
 
   /** A changed file: applied when valid; otherwise reported, and the last good state stays. */
-  async reload(path: string, text: string | null, readError: Error | null): Promise<void> {
+  async reload(path: string, text: string | null, readError: Error | null, options: MappingOptions = {}): Promise<void> {
     try {
       if (readError) throw new RegistryFileError(path, [`cannot be read: ${readError.message}`]);
-      await this.applyFile(parseRegistryFile(path, text ?? ""));
+      await this.applyFile(parseRegistryFile(path, text ?? "", options));
     } catch (e) {
       this.deps.log.error({ err: e, path }, "registry file not applied; keeping the last good state");
       this.deps.onError?.(e as Error);

@@ -67,6 +67,15 @@ describe("the example-shaped fixture", () => {
   });
 });
 
+describe("subjects under a subject policy", () => {
+  it("every entry takes the policy's subject (a .> policy: its base)", () => {
+    const r = loadRegistryV2(fleet() as unknown as Record<string, unknown>, "v2", { subjectPolicy: "agent.tasks.{agent_type}.>" });
+    if (!r.ok) throw new Error(r.errors.map(formatProblem).join("\n"));
+    const subject = (t: string) => r.entries.find((e) => e.spec.agent_type === t)!.spec.nats_subject;
+    expect([subject("web-reader"), subject("book_trip"), subject("desk-agent")]).toEqual(["agent.tasks.web-reader", "agent.tasks.book_trip", "agent.tasks.desk-agent"]);
+  });
+});
+
 describe("startup errors", () => {
   it.each<[string, (d: Doc) => void, string[]]>([
     ["unresolved_ref", (d) => (tool(d, "add_note")["inputSchema"] = { $ref: "#NoSuch:1.0.0" }), ["unresolved_ref tools[1].inputSchema"]],

@@ -7,22 +7,22 @@ import { validateRegistryFile } from "../registry-file.js";
 import { isPlainObject, type AgentSpecInput } from "../spec.js";
 import { checkRegistryDocument } from "./checks.js";
 import { readRegistryDocument, registryFileKind, type RegistryFileKind } from "./document.js";
-import { mapRegistryDocument, type MappedDocument } from "./mapping.js";
+import { mapRegistryDocument, type MappedDocument, type MappingOptions } from "./mapping.js";
 import { formatProblem, type FileProblem } from "./problems.js";
 import type { FileSchemaPut } from "./mapping.js";
 
 export { registryFileKind, type RegistryFileKind } from "./document.js";
 export { ProblemCode, formatProblem, type FileProblem } from "./problems.js";
-export type { FileSchemaPut, MappedDocument, MappedEntry } from "./mapping.js";
+export type { FileSchemaPut, MappedDocument, MappedEntry, MappingOptions } from "./mapping.js";
 
 export type RegistryV2Result =
   | ({ ok: true; kind: "v2" | "v1"; warnings: FileProblem[] } & MappedDocument)
   | { ok: false; kind: "v2" | "v1"; errors: FileProblem[]; warnings: FileProblem[] };
 
-export function loadRegistryV2(raw: Record<string, unknown>, kind: "v2" | "v1"): RegistryV2Result {
+export function loadRegistryV2(raw: Record<string, unknown>, kind: "v2" | "v1", options: MappingOptions = {}): RegistryV2Result {
   const { doc, problems } = readRegistryDocument(raw, kind);
   problems.push(...checkRegistryDocument(doc));
-  const { mapped, problems: mapping } = mapRegistryDocument(doc);
+  const { mapped, problems: mapping } = mapRegistryDocument(doc, options);
   problems.push(...mapping);
   const errors = problems.filter((p) => p.severity === "error");
   const warnings = problems.filter((p) => p.severity === "warning");
@@ -38,14 +38,14 @@ export type CheckedRegistryFile =
  * Today's list of agents (registry-file.ts) or a v2/v1 document, told apart by `schemaVersion`.
  * Errors are lines naming their path (`tools[3].source.server: missing_server: ...`).
  */
-export function checkAnyRegistryFile(raw: unknown): CheckedRegistryFile {
+export function checkAnyRegistryFile(raw: unknown, options: MappingOptions = {}): CheckedRegistryFile {
   const kind = registryFileKind(raw);
   if (typeof kind === "object") return { ok: false, kind: undefined, errors: [kind.error], warnings: [] };
   if (kind === "agents") {
     const r = validateRegistryFile(raw);
     return r.ok ? { ok: true, kind, schemas: [], specs: r.specs, warnings: [] } : { ok: false, kind, errors: r.errors, warnings: [] };
   }
-  const r = loadRegistryV2(isPlainObject(raw) ? raw : {}, kind);
+  const r = loadRegistryV2(isPlainObject(raw) ? raw : {}, kind, options);
   if (!r.ok) return { ok: false, kind, errors: r.errors.map(formatProblem), warnings: r.warnings };
   return { ok: true, kind, schemas: r.schemas, specs: r.entries.map((e) => e.spec), warnings: r.warnings };
 }

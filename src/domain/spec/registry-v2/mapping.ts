@@ -10,8 +10,9 @@
  *   - agents: A2A cards imported as a card registration does (section 10.1), their
  *     `urn:agentgateway:sbom` entries becoming `depends`.
  * Subjects and owners follow the card and tool-spec imports' defaults: `agent.tasks.<name>` for
- * agents, `mcp.tools.<name>` for servers and tools; owner `static` (the registry file's) unless
- * the entry names one. Capability schemas keep their `#Name:Version` refs: the registry
+ * agents, `mcp.tools.<name>` for servers and tools (with REGISTRY_SUBJECT_POLICY set, the
+ * policy's subject for every entry); owner `static` (the registry file's) unless the entry
+ * names one. Capability schemas keep their `#Name:Version` refs: the registry
  * resolves them against the schemas loaded first.
  */
 import type { AgentSpecInput, CapabilityInput } from "../../../protocol/spec.js";
@@ -21,6 +22,7 @@ import { importCard } from "../../interop/a2a/import-card.js";
 import { defaultNatsSubject } from "../../interop/mcp/import.js";
 import { AGENT_TYPE_RE, agentSpecSchema, isPlainObject } from "../spec.js";
 import { DEFAULT_OWNER_TEAM } from "../registry-file.js";
+import { policySubject } from "../subject-rules.js";
 import type { FileDependency, FileTool, RegistryDocument } from "./document.js";
 import { ProblemCode, type FileProblem } from "./problems.js";
 
@@ -50,7 +52,17 @@ function toolCapability(t: FileTool, extra: Record<string, unknown>): Capability
   return cap;
 }
 
-export function mapRegistryDocument(doc: RegistryDocument): { mapped: MappedDocument; problems: FileProblem[] } {
+export type MappingOptions = {
+  /**
+   * REGISTRY_SUBJECT_POLICY, when the deployment sets one: every entry then gets the policy's
+   * subject instead of the defaults, since a file entry has no field to name its own.
+   */
+  subjectPolicy?: string | undefined;
+};
+
+export function mapRegistryDocument(doc: RegistryDocument, options: MappingOptions = {}): { mapped: MappedDocument; problems: FileProblem[] } {
+  const policy = options.subjectPolicy;
+  const mcpSubject = (name: string): string => (policy === undefined ? defaultNatsSubject(name) : policySubject(name, policy));
   const problems: FileProblem[] = [];
   const invalid = (path: string, message: string): void => void problems.push({ severity: "error", code: ProblemCode.InvalidEntry, message, path });
   const entries: MappedEntry[] = [];
@@ -75,7 +87,7 @@ export function mapRegistryDocument(doc: RegistryDocument): { mapped: MappedDocu
       description: text(s.raw["description"]) ?? s.name,
       owner_team: text(metadata["owner"]) ?? DEFAULT_OWNER_TEAM,
       capabilities: tools.map((t) => toolCapability(t, { source: t.source })),
-      nats_subject: defaultNatsSubject(s.name),
+      nats_subject: mcpSubject(s.name),
       consumer_group: s.name,
       kind: "mcp_server",
     };
@@ -92,7 +104,7 @@ export function mapRegistryDocument(doc: RegistryDocument): { mapped: MappedDocu
       description: `gateway backend ${target} (tools of a registry file naming it as source.target)`,
       owner_team: DEFAULT_OWNER_TEAM,
       capabilities: tools.map((t) => toolCapability(t, { source: t.source })),
-      nats_subject: defaultNatsSubject(target),
+      nats_subject: mcpSubject(target),
       consumer_group: target,
       kind: "mcp_server",
     };
@@ -107,7 +119,7 @@ export function mapRegistryDocument(doc: RegistryDocument): { mapped: MappedDocu
       description: text(t.raw["description"]) ?? t.name,
       owner_team: DEFAULT_OWNER_TEAM,
       capabilities: [toolCapability(t, { spec: t.spec })],
-      nats_subject: defaultNatsSubject(t.name),
+      nats_subject: mcpSubject(t.name),
       consumer_group: t.name,
       kind: "tool",
     };
@@ -120,7 +132,8 @@ export function mapRegistryDocument(doc: RegistryDocument): { mapped: MappedDocu
     const org = isPlainObject(provider) ? text(provider["organization"]) : undefined;
     try {
       // Not strict, as a card registration: older cards (protocolVersion 0.2.x) load with advice only.
-      const { spec } = importCard(a.card, { agent_type: a.name, owner_team: org ?? DEFAULT_OWNER_TEAM });
+      const subject = policy === undefined ? {} : { nats_subject: policySubject(a.name, policy) };
+      const { spec } = importCard(a.card, { agent_type: a.name, owner_team: org ?? DEFAULT_OWNER_TEAM, ...subject });
       add(spec, a.path);
     } catch (e) {
       if (!(e instanceof RegistryError)) throw e;
