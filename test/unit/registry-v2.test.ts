@@ -169,6 +169,14 @@ describe("structure", () => {
     expect(codes(r.errors)).toEqual(expect.arrayContaining(["invalid_entry schemas", "invalid_entry tools[0]"]));
   });
 
+  it("bounds sections and dependency lists", () => {
+    const d = fleet();
+    tool(d, "book_trip")["depends"] = Array.from({ length: 257 }, () => ({ type: "tool", name: "seat_hold", version: "1.0.0" }));
+    d.agents = Array.from({ length: 2001 }, () => ({}));
+    // (study_and_digest's agents, all refused with the section, are then missing.)
+    expect(codes(problems(d).errors.filter((e) => e.code === "invalid_entry"))).toEqual(["invalid_entry tools[24].depends", "invalid_entry agents"]);
+  });
+
   it("findCycles reports a self-loop and each cycle once", () => {
     expect(findCycles(new Map([["a", ["a"]]]))).toEqual([["a", "a"]]);
     expect(findCycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);

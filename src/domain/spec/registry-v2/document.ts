@@ -19,6 +19,8 @@ export type RegistryFileKind = "agents" | "v2" | "v1";
 
 /** Entries read per section: enough for any fleet file, and a bound on the checks' work. */
 export const MAX_SECTION_ENTRIES = 2000;
+/** Dependencies of one entry: what an AgentSpec's `depends` may hold. */
+export const MAX_DEPENDS = 256;
 
 export type FileDependency = { type: (typeof DEPENDENCY_TYPES)[number]; name: string; version: string; capability?: string; path: string };
 export type Deprecation = string | undefined;
@@ -102,6 +104,7 @@ export function readRegistryDocument(raw: Record<string, unknown>, kind: "v2" | 
   const readDepends = (list: unknown, path: string): FileDependency[] | undefined => {
     if (list === undefined) return [];
     if (!Array.isArray(list)) return void invalid(path, "depends must be an array");
+    if (list.length > MAX_DEPENDS) return void invalid(path, `${list.length} dependencies; at most ${MAX_DEPENDS} (an AgentSpec's limit)`);
     const deps: FileDependency[] = [];
     let ok = true;
     list.forEach((d: unknown, j) => {
