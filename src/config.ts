@@ -73,7 +73,7 @@ export const CONFIG_VARIABLES = [
   { key: "mcpDelegate", env: "REGISTRY_MCP_DELEGATE", flag: "mcp-delegate", default: false, doc: "list the tasks_delegate tool on the MCP endpoint" },
   { key: "mcpDelegateTimeoutMs", env: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS", flag: "mcp-delegate-timeout-ms", default: 30000, doc: "how long tasks_delegate waits when the call gives no timeout_ms" },
   { key: "mcpMaxDelegateTimeoutMs", env: "REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS", flag: "mcp-max-delegate-timeout-ms", default: 300000, doc: "the longest timeout_ms a tasks_delegate call may ask for" },
-  { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file (a list of A2A cards, or a Registry v2 document) loaded at start and reloaded on change" },
+  { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
 ] as const;
