@@ -30,7 +30,7 @@ import { DEFAULT_MAX_PAYLOAD, QueryService } from "./service/queries.js";
 import { EventPublisher } from "./service/event-publisher.js";
 import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
 import { Evictor } from "./service/evictor.js";
-import { StaticRegistry, parseRegistryFile } from "./service/static-registry.js";
+import { StaticRegistry, parseRegistryFile, type FileWarnings } from "./service/static-registry.js";
 import type { Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import type { TeardownStack } from "./teardown-stack.js";
@@ -71,7 +71,7 @@ export type RuntimeStatus = {
 export type ConnectionEvents = { onDown: Array<() => void>; onReconnect: Array<() => void> };
 export type Nats = { nc: NatsConnection; events: ConnectionEvents };
 export type Stores = { store: KvStore; events: EventStream };
-export type UseCases = { feed: ViewFeed; registrar: Registrar; schemas: SchemaRegistrar; queries: QueryService; evictor: Evictor; lease: EvictorLease };
+export type UseCases = { feed: ViewFeed; registrar: Registrar; schemas: SchemaRegistrar; queries: QueryService; evictor: Evictor; lease: EvictorLease; fileWarnings: FileWarnings };
 
 /** The schema checks, and a promise that resolves once a worker thread is ready to compile. */
 export type SchemaChecksStep = { readonly checker: SchemaChecks; readonly warmed: Promise<void> };
@@ -261,7 +261,9 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
   });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
   const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes });
+  const fileWarnings: FileWarnings = { current: [] };
   const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
+    fileWarnings: () => fileWarnings.current,
     log: root.child({ component: "queries" }),
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
     onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
@@ -271,7 +273,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     evictor.reconnected(clock.now());
     feed.restart("reconnected");
   });
-  return { feed, registrar, schemas, queries, evictor, lease };
+  return { feed, registrar, schemas, queries, evictor, lease, fileWarnings };
 }
 
 export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<void> {
@@ -322,15 +324,25 @@ export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar
   });
 }
 
-export async function loadRegistryFile(ctx: StartContext, { registrar }: UseCases): Promise<void> {
+export async function loadRegistryFile(ctx: StartContext, { registrar, schemas, fileWarnings }: UseCases): Promise<void> {
   const path = ctx.config.registryFile;
   if (!path) return;
-  const statics = new StaticRegistry({ registrar, view: ctx.view, log: ctx.root.child({ component: "registry-file" }), onError: () => ctx.metrics.registryFileErrors.inc() });
+  const statics = new StaticRegistry({
+    registrar,
+    view: ctx.view,
+    log: ctx.root.child({ component: "registry-file" }),
+    putSchema: (s) => schemas.put(s.name, { version: s.version, schema: s.schema, description: s.description }),
+    onError: () => ctx.metrics.registryFileErrors.inc(),
+    fileWarnings,
+  });
   // A broken file at start stops the start, with the file's own message.
   const text = await readText(path);
-  const applied = await statics.apply(parseRegistryFile(path, text));
-  ctx.log.info({ path, agents: applied.registered.length }, "registry file loaded");
-  const watch = watchFile(path, (t, err) => void statics.reload(path, t, err), { initial: text });
+  // A v2 file's entries name no subject of their own: with a subject policy they take the policy's.
+  const options = { subjectPolicy: ctx.config.subjectPolicy };
+  const file = parseRegistryFile(path, text, options);
+  const applied = await statics.applyFile(file);
+  ctx.log.info({ path, kind: file.kind, schemas: file.schemas.length, agents: applied.registered.length, warnings: file.warnings.length }, "registry file loaded");
+  const watch = watchFile(path, (t, err) => void statics.reload(path, t, err, options), { initial: text });
   ctx.teardown.defer("closing the registry file watch", () => watch.close());
 }
 

@@ -3,7 +3,7 @@
  * file is loaded: every entry registered with its one `static` instance, ready (file entries
  * never expire). What `sbom export --file` writes the SBOM from, without a registry running.
  */
-import { validateRegistryFile } from "../domain/spec/registry-file.js";
+import { checkAnyRegistryFile } from "../domain/spec/registry-v2/index.js";
 import { agentSpecSchema } from "../domain/spec/spec.js";
 import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
 import { agentKey, encodeRecord, instanceKey, type AgentRecord, type InstanceRecord } from "../domain/view/records.js";
@@ -16,8 +16,10 @@ export type FileFleet = { ok: true; view: RegistryView } | { ok: false; errors: 
 export function loadFileFleet(path: string, now = Date.now()): FileFleet {
   const doc = loadDocument(path);
   if (!doc.ok) return doc;
-  const file = validateRegistryFile(doc.value);
-  if (!file.ok) return file;
+  // Any kind of registry file (today's agents list, Registry v2 or v1); a v2 file's schemas are
+  // not needed for an SBOM: the entries keep their refs.
+  const file = checkAnyRegistryFile(doc.value);
+  if (!file.ok) return { ok: false, errors: file.errors };
   const view = new RegistryView({ now: () => now });
   const errors: string[] = [];
   let revision = 0;

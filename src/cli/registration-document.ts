@@ -1,7 +1,8 @@
 /**
  * What a file handed to `register` or `validate` is, told from its shape alone, so operators
  * need no flag to say it (PROTOCOL.md sections 2, 10.1, 10.2). In order:
- *   registry_file  an `agents` list and no `agent_type` (the service loads these itself);
+ *   registry_file  an `agents` list or a `schemaVersion` (Registry v2/v1), and no `agent_type`
+ *                  (the service loads these itself);
  *   agent_spec     `capabilities` is a list: an AgentSpec (it may carry an `a2a_card` of its
  *                  own, as `get --json` shows one imported from a card, so this comes before
  *                  the register body);
@@ -60,6 +61,8 @@ const EXPECTED =
 
 export function detectDocument(value: Record<string, unknown>): DetectedDocument {
   if ("agents" in value && !("agent_type" in value)) return { ok: true, kind: "registry_file", value };
+  // A Registry v2 (or v1 gateway) document: `{"schemaVersion": "2.0" | "1.0", ...}`, agents or not.
+  if ("schemaVersion" in value && !("agent_type" in value)) return { ok: true, kind: "registry_file", value };
   const capabilities = value["capabilities"];
   if (Array.isArray(capabilities)) return { ok: true, kind: "agent_spec", value };
   const sources = SPEC_SOURCES.filter((k) => value[k] !== undefined);

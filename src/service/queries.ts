@@ -46,7 +46,8 @@ import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
 import { PayloadChecker } from "../domain/spec/payload-check.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
-import { dependencyGraph } from "../domain/graph/graph-query.js";
+import { dependencyGraph, withFileWarnings } from "../domain/graph/graph-query.js";
+import type { FileProblem } from "../domain/spec/registry-v2/problems.js";
 import { sbomDocument } from "../domain/sbom/sbom-document.js";
 import { randomUUID } from "node:crypto";
 import { packageVersion } from "../version.js";
@@ -91,12 +92,15 @@ export class QueryService {
    * on a server that says otherwise): every list a reply carries is paged to fit it.
    */
   private readonly maxPayload: () => number;
+  /** The warnings of the registry file this replica applied last (section 11.3): `graph` reports them. */
+  private readonly fileWarnings: () => readonly FileProblem[];
 
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
-    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void } = {},
+    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[] } = {},
   ) {
+    this.fileWarnings = opts.fileWarnings ?? (() => []);
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
     this.resolution = new SchemaResolution(view.namedSchemas, {
       onMissing: opts.onUnresolvedRef,
@@ -394,7 +398,8 @@ export class QueryService {
     graph: (body, tenant) => {
       const q = parseMessage(graphQuery, body, "graph");
       const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
-      return dependencyGraph(this.view, q, root, tenant, this.listBytes());
+      const graph = dependencyGraph(this.view, q, root, tenant, this.listBytes());
+      return withFileWarnings(graph, this.fileWarnings(), root !== undefined, this.listBytes());
     },
     // Section 11.1: the named schemas are the registry's, whatever the tenant; used_by is the asker's view.
     schemas: (body) => listSchemas(this.view.namedSchemas, parseMessage(schemasQuery, body, "schemas"), this.listBytes()),

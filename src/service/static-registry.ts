@@ -5,11 +5,17 @@
  * stops the start with its message; a broken file later is logged and counted, and the last
  * good state stays. Every replica may run this: registering is idempotent and a second
  * deregistration of the same entry is simply `unknown_instance`.
+ *
+ * The file is today's list of A2A cards or a Registry v2 (or v1 gateway) document (PROTOCOL.md
+ * section 11.3, domain/spec/registry-v2/): its schemas are put first, as
+ * `registry.schema.put` would (immutable: the same content again is a no-op), so that the
+ * entries' `#Name:Version` refs resolve; then its entries are applied as any file's. Schemas
+ * are never removed: a stored version may be in use by other specs.
  */
 import { ErrorCode, RegistryError } from "../domain/errors.js";
 import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
 import { RemovalReason } from "../domain/view/records.js";
-import { validateRegistryFile } from "../domain/spec/registry-file.js";
+import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut, type MappingOptions } from "../domain/spec/registry-v2/index.js";
 import type { AgentSpecInput } from "../domain/spec/spec.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "./logger.js";
@@ -22,17 +28,28 @@ export class RegistryFileError extends Error {
   }
 }
 
+/** The warnings of the registry file applied last, shared with the queries. */
+export type FileWarnings = { current: readonly FileProblem[] };
+
+/** A checked registry file: schemas to put (v2 only), entries to register, warnings to log. */
+export type LoadedRegistryFile = { path: string; kind: "agents" | "v2" | "v1"; schemas: FileSchemaPut[]; specs: AgentSpecInput[]; warnings: FileProblem[] };
+
 /** Parses and validates the text of a registry file; throws RegistryFileError naming every problem. */
-export function parseRegistryFile(path: string, text: string): AgentSpecInput[] {
+export function parseRegistryFile(path: string, text: string, options: MappingOptions = {}): LoadedRegistryFile {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
     throw new RegistryFileError(path, [`not JSON: ${(e as Error).message}`]);
   }
-  const result = validateRegistryFile(raw);
-  if (!result.ok) throw new RegistryFileError(path, result.errors);
-  return result.specs;
+  return checkRegistryFile(path, raw, options);
+}
+
+/** A parsed registry file of any kind, checked by its own rules (warnings ride along with errors). */
+export function checkRegistryFile(path: string, raw: unknown, options: MappingOptions = {}): LoadedRegistryFile {
+  const r = checkAnyRegistryFile(raw, options);
+  if (!r.ok) throw new RegistryFileError(path, [...r.errors, ...r.warnings.map(formatProblem)]);
+  return { path, kind: r.kind, schemas: r.schemas, specs: r.specs, warnings: r.warnings };
 }
 
 export class StaticRegistry {
@@ -40,8 +57,33 @@ export class StaticRegistry {
   private applied = new Map<string, string>();
 
   constructor(
-    private readonly deps: { registrar: Registrar; view: RegistryView; log: Logger; onError?: (e: Error) => void },
+    private readonly deps: {
+      registrar: Registrar;
+      view: RegistryView;
+      log: Logger;
+      /** Stores one of the file's named schemas: the schema registrar's put, as `registry.schema.put`. */
+      putSchema: (schema: FileSchemaPut) => Promise<unknown>;
+      onError?: (e: Error) => void;
+      /** Where the warnings of the file applied last go, for `graph` to report (section 11.3). */
+      fileWarnings?: FileWarnings;
+    },
   ) {}
+
+  /** Applies a checked file: its schemas, then its entries. Warnings are logged each time it is applied. */
+  async applyFile(file: LoadedRegistryFile): Promise<{ registered: string[]; removed: string[] }> {
+    if (file.warnings.length > 0) this.deps.log.warn({ path: file.path, kind: file.kind, warnings: file.warnings.map(formatProblem) }, "registry file warnings");
+    for (const schema of file.schemas) {
+      try {
+        await this.deps.putSchema(schema);
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        throw new RegistryFileError(file.path, [`schema ${schema.name}:${schema.version}: ${why}`]);
+      }
+    }
+    const applied = await this.apply(file.specs);
+    if (this.deps.fileWarnings) this.deps.fileWarnings.current = file.warnings;
+    return applied;
+  }
 
   /** Applies a file's entries: registers new and changed ones, removes static entries no longer listed. */
   async apply(specs: AgentSpecInput[]): Promise<{ registered: string[]; removed: string[] }> {
@@ -74,10 +116,10 @@ export class StaticRegistry {
   }
 
   /** A changed file: applied when valid; otherwise reported, and the last good state stays. */
-  async reload(path: string, text: string | null, readError: Error | null): Promise<void> {
+  async reload(path: string, text: string | null, readError: Error | null, options: MappingOptions = {}): Promise<void> {
     try {
       if (readError) throw new RegistryFileError(path, [`cannot be read: ${readError.message}`]);
-      await this.apply(parseRegistryFile(path, text ?? ""));
+      await this.applyFile(parseRegistryFile(path, text ?? "", options));
     } catch (e) {
       this.deps.log.error({ err: e, path }, "registry file not applied; keeping the last good state");
       this.deps.onError?.(e as Error);

@@ -188,6 +188,13 @@ describe("refusals and the CLI", () => {
     const fileDoc = JSON.parse(offline.stdout);
     expect(check.spdx(fileDoc), JSON.stringify(check.spdx.errors?.slice(0, 5))).toBe(true);
     expect(fileDoc.packages.length).toBeGreaterThan(0);
+    // A Registry v2 file (PROTOCOL.md section 11.3) too: its agents, compositions and servers.
+    const v2 = await runCli(["sbom", "export", "--file", "test/fixtures/registry-v2/fleet-v2.json", "--agent", "booking-agent"], { NATS_URL: "nats://127.0.0.1:1" });
+    expect(v2.code, v2.stderr).toBe(0);
+    const v2Doc = JSON.parse(v2.stdout);
+    expect(check.cyclonedx(v2Doc), JSON.stringify(check.cyclonedx.errors?.slice(0, 5))).toBe(true);
+    expect(v2Doc.metadata.component.name).toBe("booking-agent");
+    expect(JSON.stringify(v2Doc)).toContain("mcp_server:seat-service@1.0.0");
     expect(await runCli(["sbom", "export", "--file", "deploy/config/agent-registry.json", "--agent", "nobody"], {})).toMatchObject({ code: 2, stdout: "" });
     expect(await runCli(["sbom"], env)).toMatchObject({ code: 2, stdout: "" });
   });

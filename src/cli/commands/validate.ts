@@ -1,7 +1,8 @@
 /**
  * `validate FILE`: checks, offline, any document `register` takes (an AgentSpec, a register
  * body, a bare A2A card or MCP tools/list result; registration-document.ts tells them apart)
- * or a static registry file, printing every problem with its path so the whole file can be
+ * or a static registry file (today's agents list or a Registry v2/v1 document, with its v2
+ * startup errors and warnings), printing every problem with its path so the whole file can be
  * fixed in one pass. A registration is judged by the service's own register path
  * (registration-check.ts), so a file that validates here is one the registry accepts, as far
  * as the file alone can tell.
@@ -13,7 +14,7 @@
  * the agent's identity.
  */
 import { basename } from "node:path";
-import { validateRegistryFile } from "../../domain/spec/registry-file.js";
+import { checkAnyRegistryFile, formatProblem } from "../../domain/spec/registry-v2/index.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { ExitCode, UsageError, type Command, type Values } from "../context.js";
 import { REGISTRATION_OPTIONS, registrationFlags, registrationOf, type Registration } from "../registration-body.js";
@@ -27,14 +28,23 @@ export function agentTypeFromFileName(file: string): string {
   return name;
 }
 
+/**
+ * A registry file of any kind. Today's agents list: its rules, then each entry as the service
+ * registers it. A Registry v2 (or v1) file: the v2 startup rules, each problem with its path
+ * (`tools[3].source.server: missing_server: ...`), warnings too; then each entry's AgentSpec.
+ */
 export function checkRegistryFile(value: Record<string, unknown>): SpecCheck {
-  const r = validateRegistryFile(value);
-  if (!r.ok) return { ok: false, errors: r.errors, warnings: [], summary: `${r.errors.length} error(s)` };
+  const r = checkAnyRegistryFile(value);
+  const warnings = r.warnings.map(formatProblem);
+  if (!r.ok) return { ok: false, errors: r.errors, warnings, summary: `${r.errors.length} error(s)` };
   // Each entry as the service will register it: the file's rules passed, the AgentSpec rules follow.
-  const errors = r.specs.flatMap((spec, i) => checkSpec(spec).errors.map((e) => `agents.${i}: ${e}`));
-  return errors.length === 0
-    ? { ok: true, errors: [], warnings: [], summary: `registry file with ${r.specs.length} agent(s)` }
-    : { ok: false, errors, warnings: [], summary: `${errors.length} error(s)` };
+  const where = r.kind === "agents" ? (i: number) => `agents.${i}` : (i: number) => r.specs[i]!.agent_type;
+  const errors = r.specs.flatMap((spec, i) => checkSpec(spec).errors.map((e) => `${where(i)}: ${e}`));
+  if (errors.length > 0) return { ok: false, errors, warnings, summary: `${errors.length} error(s)` };
+  if (r.kind === "agents") return { ok: true, errors: [], warnings, summary: `registry file with ${r.specs.length} agent(s)` };
+  const count = (kind: string) => r.specs.filter((s) => (s.kind ?? "agent") === kind).length;
+  const what = `${r.kind === "v2" ? "Registry v2" : "v1 registry"} file with ${r.schemas.length} schema(s), ${count("mcp_server")} server(s), ${count("tool")} composite tool(s), ${count("agent")} agent(s)`;
+  return { ok: true, errors: [], warnings, summary: `${what}, ${warnings.length} warning(s)` };
 }
 
 /** The summary of a registration that passed: what the file was, then the spec it registers as. */

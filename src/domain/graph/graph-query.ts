@@ -187,3 +187,27 @@ export function dependencyGraph(fleet: GraphFleet, request: GraphRequest, root: 
   }
   return graph;
 }
+
+/**
+ * The registry file's warnings (PROTOCOL.md section 11.3: "reported by graph") added to a
+ * graph's problems: all of them for the whole fleet's graph, those of its entries for one
+ * agent type's, as many as fit `maxBytes` with the rest of the answer. Each keeps the file's
+ * path (`servers[2].provides[1]`) and its message says it comes from the file.
+ */
+export function withFileWarnings(graph: Graph, warnings: readonly { code: string; message: string; path: string; entry?: string }[], oneAgent: boolean, maxBytes: number): Graph {
+  if (warnings.length === 0) return graph;
+  const names = new Set(graph.nodes.map((n) => n.name));
+  let bytes = JSON.stringify(graph).length;
+  const added: GraphProblem[] = [];
+  for (const w of warnings) {
+    if (oneAgent && (w.entry === undefined || !names.has(w.entry))) continue;
+    const p: GraphProblem = { severity: "warning", code: w.code, message: `registry file: ${w.message}`, path: w.path };
+    bytes += JSON.stringify(p).length + 1;
+    if (bytes > maxBytes) break;
+    added.push(p);
+  }
+  // Before a `truncated` warning, which stays last.
+  const last = graph.problems[graph.problems.length - 1];
+  const cut = last?.code === "truncated" ? graph.problems.length - 1 : graph.problems.length;
+  return { ...graph, problems: [...graph.problems.slice(0, cut), ...added, ...graph.problems.slice(cut)] };
+}

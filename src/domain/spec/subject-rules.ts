@@ -45,3 +45,9 @@ export function subjectPolicyProblem(policy: string): string | null {
   const base = sample.endsWith(".>") ? sample.slice(0, -2) : sample;
   return NATS_SUBJECT_RE.test(base) ? null : "must be a NATS subject once {agent_type} is filled in (no wildcards but a trailing .>, no spaces)";
 }
+
+/** The subject a policy gives an agent type (a `.>` template: its base subject itself). */
+export function policySubject(agentType: string, policy: string): string {
+  const expanded = policy.split(AGENT_TYPE_PLACEHOLDER).join(agentType);
+  return expanded.endsWith(".>") ? expanded.slice(0, -2) : expanded;
+}
