@@ -7,13 +7,12 @@
  * events to an ordered consumer.
  */
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { jetstream, DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import pg from "pg";
 import { EventStream } from "../../src/adapters/nats/event-stream.js";
 import { subjects } from "../../src/protocol/subjects.js";
 import { pickFreePort } from "../../test/harness/ports.js";
+import { sql, withTestDatabase } from "../../test/harness/postgres.js";
 import { REGISTRY_MAIN } from "../lib/build.js";
 import { ROOT, sleep, startServer } from "../lib/processes.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
@@ -37,16 +36,6 @@ const event = (i: number): string =>
 
 const publish = (js: JetStreamClient, i: number) => js.publish(`${PREFIX}.agent.registered.bench-agent-${i % 500}`, event(i), { msgID: `bench-${i}` });
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
-
 export const auditScenario: Scenario = {
   name: "audit",
   title: "Audit mirror (PostgreSQL)",
@@ -61,9 +50,8 @@ export const auditScenario: Scenario = {
     const steadySeconds = ctx.quick ? 3 : 30;
     const server = await startServer();
     const nc = await connect({ servers: server.url });
-    const dbName = `audit_bench_${randomBytes(4).toString("hex")}`;
-    const dbUrl = Object.assign(new URL(PG_URL), { pathname: `/${dbName}` }).toString();
-    await query(PG_URL, `CREATE DATABASE ${dbName}`);
+    const db = await withTestDatabase(PG_URL);
+    const dbUrl = db.url;
     const httpPort = await pickFreePort();
     let child: ReturnType<typeof spawn> | undefined;
     try {
@@ -81,7 +69,7 @@ export const auditScenario: Scenario = {
       const readRate = total / ((performance.now() - readStarted) / 1000);
       await reader.delete().catch(() => undefined);
 
-      const position = async () => Number((await query<{ seq: string }>(dbUrl, "SELECT seq FROM audit_position").catch(() => []))[0]?.seq ?? 0);
+      const position = async () => Number((await sql<{ seq: string }>(dbUrl, "SELECT seq FROM audit_position").catch(() => []))[0]?.seq ?? 0);
       const logs: string[] = [];
       child = spawn(process.execPath, [REGISTRY_MAIN, "audit"], {
         cwd: ROOT,
@@ -123,8 +111,8 @@ export const auditScenario: Scenario = {
       watched.stop();
       await watcher.delete().catch(() => undefined);
       const lag = new Recorder();
-      for (const r of await query<{ ms: number }>(dbUrl, "SELECT extract(epoch FROM (mirrored_at - time)) * 1000 AS ms FROM audit_events WHERE seq >= $1", [steadyFrom])) lag.add(Number(r.ms));
-      const rows = await query<{ n: number; ids: number }>(dbUrl, "SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS ids FROM audit_events");
+      for (const r of await sql<{ ms: number }>(dbUrl, "SELECT extract(epoch FROM (mirrored_at - time)) * 1000 AS ms FROM audit_events WHERE seq >= $1", [steadyFrom])) lag.add(Number(r.ms));
+      const rows = await sql<{ n: number; ids: number }>(dbUrl, "SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS ids FROM audit_events");
       ctx.check(rows[0]?.n === next && rows[0]?.ids === next, `expected ${next} distinct rows, found ${JSON.stringify(rows[0])}`);
       const l = lag.summary();
       const d = delivery.summary();
@@ -157,7 +145,7 @@ export const auditScenario: Scenario = {
       }
       await nc.close();
       await server.stop();
-      await query(PG_URL, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+      await db.drop().catch(() => undefined);
     }
   },
 };

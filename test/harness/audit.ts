@@ -6,7 +6,9 @@ import type { ConnectionOptions } from "@nats-io/nats-core";
 import pg from "pg";
 import { loadAuditConfig } from "../../src/audit/config.js";
 import { runAudit } from "../../src/audit/run.js";
-import { SHARED_PG_URL } from "./postgres.js";
+import { SHARED_PG_URL, sql } from "./postgres.js";
+
+export { sql };
 import { captureLogs, type LogLine } from "./registry.js";
 import { waitFor } from "./wait.js";
 
@@ -47,24 +49,8 @@ export async function startAudit(opts: { natsUrl: string; databaseUrl: string; p
 
 /** Seq and event id of every mirrored row, in seq order. */
 export async function mirroredRows(url: string): Promise<Array<{ seq: number; event_id: string | null; type: string | null; tenant: string | null; nul_stripped: boolean; event: any }>> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query("SELECT seq, event_id, type, tenant, nul_stripped, event FROM audit_events ORDER BY seq");
-    return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
-  } finally {
-    await c.end();
-  }
-}
-
-export async function sql<T extends pg.QueryResultRow = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(text, params)).rows;
-  } finally {
-    await c.end();
-  }
+  const rows = await sql(url, "SELECT seq, event_id, type, tenant, nul_stripped, event FROM audit_events ORDER BY seq");
+  return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
 /** Whether the shared PostgreSQL answers (tests that need it skip themselves otherwise). */

@@ -26,28 +26,25 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/** One statement on a connection of its own: its rows. */
+export async function sql<T extends pg.QueryResultRow = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** A fresh database `audit_<random>` on a server (the shared one by default). */
 export async function withTestDatabase(serverUrl = SHARED_PG_URL): Promise<TestDatabase> {
   const name = `audit_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await sql(serverUrl, `CREATE DATABASE ${name}`);
   return {
     url: withDatabase(serverUrl, name),
     name,
-    drop: async () => {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
+    drop: async () => void (await sql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
   };
 }
 
