@@ -67,46 +67,35 @@ describe("docs/configuration.md", () => {
   });
 });
 
-describe("docs/configuration.md, section agent-registry mcp", () => {
-  const rows = tableRows(mcpSection);
+type CommandVariable = { env: string; flag: string; key: string; default?: unknown };
 
-  it.each(MCP_VARIABLES.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
-    const row = rows.find((r) => r.env === v.env);
-    expect(row, `row for ${v.env}`).toBeDefined();
-    expect(row?.flag).toBe(`--${v.flag}`);
-    expect(row?.default).toBe(shown(v.default));
-    expect(row?.meaning.length).toBeGreaterThan(5);
+/**
+ * The table of a command's own section against its settings list and schema. `required` are
+ * settings the schema needs a value for (no default to compare), given as `base`.
+ */
+function describeCommandSection(command: string, section: string, variables: readonly CommandVariable[], schema: { parse(v: unknown): unknown; shape: object }, base: Record<string, unknown> = {}): void {
+  describe(`docs/configuration.md, section agent-registry ${command}`, () => {
+    const rows = tableRows(section);
+
+    it.each(variables.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
+      const row = rows.find((r) => r.env === v.env);
+      expect(row, `row for ${v.env}`).toBeDefined();
+      expect(row?.flag).toBe(`--${v.flag}`);
+      expect(row?.default).toBe(shown(v.default));
+      expect(row?.meaning.length).toBeGreaterThan(5);
+    });
+
+    it("has a row for each setting and no other", () => {
+      expect(rows.map((r) => r.env).sort()).toEqual(variables.map((v) => v.env).sort());
+    });
+
+    it("documents the defaults the schema really applies", () => {
+      const defaults = schema.parse(base) as Record<string, unknown>;
+      for (const v of variables) if (!(v.key in base)) expect(defaults[v.key], v.env).toEqual(v.default);
+      expect(Object.keys(schema.shape).sort()).toEqual(variables.map((v) => v.key).sort());
+    });
   });
+}
 
-  it("has a row for each setting and no other", () => {
-    expect(rows.map((r) => r.env).sort()).toEqual(MCP_VARIABLES.map((v) => v.env as string).sort());
-  });
-
-  it("documents the defaults the schema really applies", () => {
-    const defaults = mcpConfigSchema.parse({}) as Record<string, unknown>;
-    for (const v of MCP_VARIABLES) expect(defaults[v.key], v.env).toEqual(v.default);
-    expect(Object.keys(mcpConfigSchema.shape).sort()).toEqual(MCP_VARIABLES.map((v) => v.key as string).sort());
-  });
-});
-
-describe("docs/configuration.md, section agent-registry audit", () => {
-  const rows = tableRows(auditSection);
-
-  it.each(AUDIT_VARIABLES.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
-    const row = rows.find((r) => r.env === v.env);
-    expect(row, `row for ${v.env}`).toBeDefined();
-    expect(row?.flag).toBe(`--${v.flag}`);
-    expect(row?.default).toBe(shown(v.default));
-    expect(row?.meaning.length).toBeGreaterThan(5);
-  });
-
-  it("has a row for each setting and no other", () => {
-    expect(rows.map((r) => r.env).sort()).toEqual(AUDIT_VARIABLES.map((v) => v.env as string).sort());
-  });
-
-  it("documents the defaults the schema really applies", () => {
-    const defaults = auditConfigSchema.parse({ databaseUrl: "postgres://x/y" }) as Record<string, unknown>;
-    for (const v of AUDIT_VARIABLES) if (v.key !== "databaseUrl") expect(defaults[v.key], v.env).toEqual(v.default);
-    expect(Object.keys(auditConfigSchema.shape).sort()).toEqual(AUDIT_VARIABLES.map((v) => v.key as string).sort());
-  });
-});
+describeCommandSection("mcp", mcpSection, MCP_VARIABLES, mcpConfigSchema);
+describeCommandSection("audit", auditSection, AUDIT_VARIABLES, auditConfigSchema, { databaseUrl: "postgres://x/y" });
