@@ -70,8 +70,7 @@ const agentNode = (a: AgentState): GraphNode => ({ id: agentNodeId(a), kind: a.s
  * The node a declared dependency stands for, its edge from the one that declared it, and the
  * problems it has; returns the agent types to go on with (what it resolves to).
  */
-function addDependency(fleet: GraphFleet, g: GraphBuilder, from: AgentState, index: number, dep: Dependency): AgentState[] {
-  const res = resolveDependency(fleet, dep, from.spec.tenant_scope);
+function addDependency(fleet: GraphFleet, g: GraphBuilder, from: AgentState, index: number, dep: Dependency, res = resolveDependency(fleet, dep, from.spec.tenant_scope)): AgentState[] {
   const id = dependencyNodeId(dep);
   if (!g.node({ id, kind: dep.type, name: dep.name, version: dep.version, state: res.state })) return [];
   g.edge({ from: agentNodeId(from), to: id, capability: dep.capability ?? null });
@@ -123,9 +122,10 @@ function dependentsOf(fleet: GraphFleet, g: GraphBuilder, root: AgentState, maxD
         const dependent = fleet.get(edge.dependent);
         if (!dependent || !visibleTo(dependent, tenant)) continue;
         // Only dependencies that do resolve to the target (a tool's name may match another's).
-        if (!resolveDependency(fleet, edge.dep, dependent.spec.tenant_scope).providers.includes(target.agent_type)) continue;
+        const res = resolveDependency(fleet, edge.dep, dependent.spec.tenant_scope);
+        if (!res.providers.includes(target.agent_type)) continue;
         if (!g.node(agentNode(dependent))) break;
-        addDependency(fleet, g, dependent, edge.index, edge.dep);
+        addDependency(fleet, g, dependent, edge.index, edge.dep, res);
         if (!expanded.has(dependent.agent_type)) {
           expanded.add(dependent.agent_type);
           next.push(dependent);
