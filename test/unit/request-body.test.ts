@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { maxNesting, parseRequestBody, type BodyLimits } from "../../src/adapters/nats/request-body.js";
+import { jsonShape, parseRequestBody, type BodyLimits } from "../../src/adapters/nats/request-body.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 const limits: BodyLimits = { maxBytes: 256 * 1024, maxDepth: 64 };
@@ -42,16 +42,18 @@ describe("parseRequestBody: depth", () => {
     const e = refusal(() => parse(deep, { maxBytes: 1024 * 1024, maxDepth: 64 }));
     expect(e.code).toBe("invalid_request");
     expect(e.message).toMatch(/100001 levels/);
-    // Unbalanced too: counted on the text before JSON.parse.
-    expect(refusal(() => parse("{".repeat(100_000), { maxBytes: 1024 * 1024, maxDepth: 64 })).code).toBe("invalid_request");
+    // Unbalanced: not JSON, refused by the parse before any walk.
+    const unbalanced = refusal(() => parse("{".repeat(100_000), { maxBytes: 1024 * 1024, maxDepth: 64 }));
+    expect(unbalanced.code).toBe("invalid_request");
+    expect(unbalanced.message).toMatch(/not JSON/);
   });
 
   it("does not count brackets inside strings, escaped quotes included", () => {
     const l = { maxBytes: 1024, maxDepth: 2 };
     expect(parse('{"a":"[[[[{{{{"}', l)).toEqual({ a: "[[[[{{{{" });
     expect(parse('{"a":"\\"[[[[","b":["]]]\\\\"]}', l)).toEqual({ a: '"[[[[', b: ["]]]\\"] });
-    expect(maxNesting('{"k[":"{","v":[{"x":"]"}]}')).toBe(3);
-    expect(maxNesting('"[[[["')).toBe(0);
+    expect(jsonShape(JSON.parse('{"k[":"{","v":[{"x":"]"}]}')).depth).toBe(3);
+    expect(jsonShape(JSON.parse('"[[[["')).depth).toBe(0);
   });
 });
 
@@ -99,6 +101,11 @@ describe("parseRequestBody: forbidden keys", () => {
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 
+  it("finds one escaped in the text (JSON.parse decodes the key)", () => {
+    const e = refusal(() => parse('{"a":[{"\\u005f_proto__":{}}]}'));
+    expect(e.issues).toEqual([{ path: "a.0.__proto__", message: "forbidden key" }]);
+  });
+
   it("allows those words as values and inside longer keys", () => {
     expect(parse('{"name":"__proto__","constructor_id":"constructor"}')).toEqual({ name: "__proto__", constructor_id: "constructor" });
   });
@@ -127,7 +134,7 @@ describe("parseRequestBody: round trip", () => {
       typeof v === "object" && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0;
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), (v) => {
-        expect(maxNesting(JSON.stringify(v))).toBe(depthOf(v));
+        expect(jsonShape(JSON.parse(JSON.stringify(v))).depth).toBe(depthOf(v));
       }),
       { numRuns: 300 },
     );
