@@ -11,7 +11,7 @@ import { checkQuotas, type Quotas } from "../domain/lifecycle/quotas.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
-import type { AgentSpec } from "../domain/spec/spec.js";
+import { isPlainObject, type AgentSpec } from "../domain/spec/spec.js";
 import type { RegisterMessage, HeartbeatMessage } from "./messages.js";
 import { HeartbeatCoalescer } from "./heartbeat-coalescer.js";
 import { StatusDamper } from "./status-damper.js";
@@ -34,6 +34,7 @@ import type { RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
+import { AdmittedSpecs, specDigest } from "./admitted-specs.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -86,6 +87,9 @@ export type RegistrarDeps = {
 
 export type { RegisterReply };
 
+/** A validated spec, with what the admitted specs remember it by (digest null: not an object). */
+type Admission = ValidatedSpec & { readonly digest: string | null; readonly generation: number };
+
 export type DeregisterReply = { agent_type: string; instance_id: string | null; agent_removed: boolean; revision: number; instances?: string[] };
 
 export class Registrar {
@@ -94,6 +98,9 @@ export class Registrar {
 
   /** At most so many stored status changes per instance per second (status-damper.ts). */
   private readonly damper: StatusDamper;
+
+  /** Which text each type's stored spec was validated from: the same spec again is not validated again. */
+  private readonly admitted = new AdmittedSpecs();
 
   constructor(private readonly deps: RegistrarDeps) {
     this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg));
@@ -152,6 +159,8 @@ export class Registrar {
     let attempts = 0;
     let releaseSubject: string | null = null;
     let replaced = false;
+    // The revision of the spec record that holds this spec once written (0: it does not).
+    let holdingRevision = 0;
     const revision = await this.withRetries(agentType, instanceId, async (current) => {
       const otherLiveVersions: string[] = [];
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
@@ -167,13 +176,18 @@ export class Registrar {
       if (plan.claimWrite) {
         await this.deps.store.write(subjectClaimKey(spec.nats_subject), encodeClaim(plan.claimWrite.record), plan.claimWrite.expectedRevision);
       }
+      let specRevision = current.agent?.revision ?? 0;
       if (plan.agentWrite) {
-        await this.deps.store.write(agentKey(agentType), encodeRecord(plan.agentWrite.record), plan.agentWrite.expectedRevision);
+        specRevision = await this.deps.store.write(agentKey(agentType), encodeRecord(plan.agentWrite.record), plan.agentWrite.expectedRevision);
       }
+      holdingRevision = plan.holdsSpec ? specRevision : 0;
       releaseSubject = plan.releaseSubject;
       replaced = plan.replaced;
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
     });
+    if (validated.digest !== null && holdingRevision > 0) {
+      this.admitted.remember(agentType, validated.digest, validated.generation, holdingRevision, validated.warnings);
+    }
     if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
     if (replaced) {
       // Specs are immutable per version; an overwrite is an operator's act worth a trace.
@@ -311,13 +325,19 @@ export class Registrar {
    * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
    * compilation time it reports is charged to the type's budget.
    */
-  private async validate(agentType: string, rawSpec: unknown, isStatic: boolean): Promise<ValidatedSpec> {
+  private async validate(agentType: string, rawSpec: unknown, isStatic: boolean): Promise<Admission> {
     const budget = isStatic ? undefined : this.deps.specBudget;
     const now = this.deps.clock.now();
     const wait = budget?.waitMs(agentType, now) ?? 0;
     if (budget && wait > 0) {
       throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
     }
+    // The same text as the stored spec was validated from: that spec, as it is (admitted-specs.ts).
+    // Only an object is worth a digest (anything else is refused by parseSpec at once).
+    const digest = isPlainObject(rawSpec) ? specDigest(JSON.stringify(rawSpec)) : null;
+    const generation = this.deps.view.namedSchemas.generation;
+    const known = digest === null ? undefined : this.admitted.get(agentType, digest, generation, this.deps.view.get(agentType));
+    if (known) return { ...known, digest, generation };
     const spec = parseSpec(rawSpec);
     // Named refs must resolve; the schemas compiled are the resolved ones (the stored spec keeps the refs).
     const paths = spec.capabilities.flatMap((_, i) => [`capabilities.${i}.input_schema`, `capabilities.${i}.output_schema`]);
@@ -325,7 +345,7 @@ export class Registrar {
     if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
     const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved);
     budget?.spend(agentType, ms, now);
-    return finishSpec(rawSpec, spec, verdicts);
+    return { ...finishSpec(rawSpec, spec, verdicts), digest, generation };
   }
 
   private liveOthers(agentType: string, instanceId: string): number {

@@ -54,6 +54,8 @@ export type RegisterPlan = {
   readonly agentWrite: { record: AgentRecord; expectedRevision: number } | null;
   readonly instanceWrite: { record: LiveInstanceRecord; expectedRevision: number };
   readonly specChanged: boolean;
+  /** The spec record holds cmd.spec once the plan is applied: written by it, or stored already. */
+  readonly holdsSpec: boolean;
   /** The stored spec of the same version was overwritten with a different one (replace). */
   readonly replaced: boolean;
   readonly notes: string[];
@@ -134,6 +136,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
     agentWrite,
     instanceWrite: { record: instance, expectedRevision: current.instance?.revision ?? 0 },
     specChanged,
+    holdsSpec: agentWrite !== null || !differs,
     replaced,
     notes,
   };
