@@ -11,7 +11,7 @@ import { checkQuotas, type Quotas } from "../domain/lifecycle/quotas.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
-import { isPlainObject, type AgentSpec } from "../domain/spec/spec.js";
+import type { AgentSpec } from "../domain/spec/spec.js";
 import type { RegisterMessage, HeartbeatMessage } from "./messages.js";
 import { HeartbeatCoalescer } from "./heartbeat-coalescer.js";
 import { StatusDamper } from "./status-damper.js";
@@ -34,7 +34,7 @@ import type { RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
-import { AdmittedSpecs, specDigest } from "./admitted-specs.js";
+import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -87,8 +87,11 @@ export type RegistrarDeps = {
 
 export type { RegisterReply };
 
-/** A validated spec, with what the admitted specs remember it by (digest null: not an object). */
-type Admission = ValidatedSpec & { readonly digest: string | null; readonly generation: number };
+/** Register body fields that belong to the instance, not to the spec: left out of the digest. */
+const INSTANCE_FIELDS = ["instance_id", "heartbeat_interval_ms", "status", "metadata", "replace"] as const;
+
+/** A register body's spec, validated, with what the admitted specs remember it by. */
+type Admission = AdmittedSpec & { readonly digest: string; readonly generation: number };
 
 export type DeregisterReply = { agent_type: string; instance_id: string | null; agent_removed: boolean; revision: number; instances?: string[] };
 
@@ -121,13 +124,10 @@ export class Registrar {
 
   async register(agentType: string, msg: RegisterMessage, opts: { static?: boolean } = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
-    // A card or a tool spec becomes a raw spec here, then is validated like any other.
-    const body = specOfRegisterBody(agentType, msg);
-    const validated = await this.validate(agentType, body.raw, opts.static === true).catch((e: unknown) => {
-      throw asCardError(e, body.source, msg, body.raw);
-    });
+    // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.
+    const validated = await this.admit(agentType, msg, opts.static === true);
     const spec = validated.spec;
-    const warnings = [...body.warnings, ...validated.warnings];
+    const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
     if (spec.depends?.length) warnings.push(...this.checkDependencies(spec));
@@ -185,9 +185,7 @@ export class Registrar {
       replaced = plan.replaced;
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
     });
-    if (validated.digest !== null && holdingRevision > 0) {
-      this.admitted.remember(agentType, validated.digest, validated.generation, holdingRevision, validated.warnings);
-    }
+    if (holdingRevision > 0) this.admitted.remember(agentType, validated.digest, validated.generation, holdingRevision, validated);
     if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
     if (replaced) {
       // Specs are immutable per version; an overwrite is an operator's act worth a trace.
@@ -204,7 +202,7 @@ export class Registrar {
       heartbeat_interval_ms: interval,
       evict_after_ms: interval * settings.missedHeartbeats,
       warnings,
-      ...(body.a2aVersion !== undefined ? { a2a_version: body.a2aVersion } : {}),
+      ...(validated.a2aVersion !== undefined ? { a2a_version: validated.a2aVersion } : {}),
     };
   }
 
@@ -322,22 +320,36 @@ export class Registrar {
   }
 
   /**
-   * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
-   * compilation time it reports is charged to the type's budget.
+   * The spec a register body carries, in whichever form (a spec, a card, a tool spec), with
+   * the warnings of its import and its validation. A body whose spec-deciding part (all but the
+   * instance's own fields) is the text the type's stored spec was admitted from is that spec
+   * (admitted-specs.ts): neither imported nor validated again.
    */
-  private async validate(agentType: string, rawSpec: unknown, isStatic: boolean): Promise<Admission> {
+  private async admit(agentType: string, msg: RegisterMessage, isStatic: boolean): Promise<Admission> {
     const budget = isStatic ? undefined : this.deps.specBudget;
     const now = this.deps.clock.now();
     const wait = budget?.waitMs(agentType, now) ?? 0;
     if (budget && wait > 0) {
       throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
     }
-    // The same text as the stored spec was validated from: that spec, as it is (admitted-specs.ts).
-    // Only an object is worth a digest (anything else is refused by parseSpec at once).
-    const digest = isPlainObject(rawSpec) ? specDigest(JSON.stringify(rawSpec)) : null;
+    const form: Record<string, unknown> = { ...msg };
+    for (const field of INSTANCE_FIELDS) delete form[field];
+    const digest = specDigest(JSON.stringify(form));
     const generation = this.deps.view.namedSchemas.generation;
-    const known = digest === null ? undefined : this.admitted.get(agentType, digest, generation, this.deps.view.get(agentType));
+    const known = this.admitted.get(agentType, digest, generation, this.deps.view.get(agentType));
     if (known) return { ...known, digest, generation };
+    const body = specOfRegisterBody(agentType, msg);
+    const validated = await this.validate(body.raw, agentType, budget, now).catch((e: unknown) => {
+      throw asCardError(e, body.source, msg, body.raw);
+    });
+    return { spec: validated.spec, warnings: [...body.warnings, ...validated.warnings], a2aVersion: body.a2aVersion, digest, generation };
+  }
+
+  /**
+   * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
+   * compilation time it reports is charged to the type's budget.
+   */
+  private async validate(rawSpec: unknown, agentType: string, budget: TypeBudgets | undefined, now: number): Promise<ValidatedSpec> {
     const spec = parseSpec(rawSpec);
     // Named refs must resolve; the schemas compiled are the resolved ones (the stored spec keeps the refs).
     const paths = spec.capabilities.flatMap((_, i) => [`capabilities.${i}.input_schema`, `capabilities.${i}.output_schema`]);
@@ -345,7 +357,7 @@ export class Registrar {
     if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
     const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved);
     budget?.spend(agentType, ms, now);
-    return { ...finishSpec(rawSpec, spec, verdicts), digest, generation };
+    return finishSpec(rawSpec, spec, verdicts);
   }
 
   private liveOthers(agentType: string, instanceId: string): number {

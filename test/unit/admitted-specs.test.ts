@@ -15,6 +15,7 @@ import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { RegistryError } from "../../src/domain/errors.js";
 import { catchUp, makeSpec, registrarSettings } from "./fixtures.js";
+import { loadCard } from "./a2a-fixtures.js";
 
 describe("AdmittedSpecs", () => {
   const stored = { spec: makeSpec(), revision: 7 };
@@ -22,8 +23,8 @@ describe("AdmittedSpecs", () => {
 
   it("answers with the view's spec only while it is the record, the text and the named schemas it was found for", () => {
     const admitted = new AdmittedSpecs();
-    admitted.remember("agent-a", "d1", 3, 7, warnings);
-    expect(admitted.get("agent-a", "d1", 3, stored)).toEqual({ spec: stored.spec, warnings });
+    admitted.remember("agent-a", "d1", 3, 7, { spec: stored.spec, warnings });
+    expect(admitted.get("agent-a", "d1", 3, stored)).toEqual({ spec: stored.spec, warnings, a2aVersion: undefined });
     expect(admitted.get("agent-a", "d1", 3, stored)!.spec).toBe(stored.spec);
     expect(admitted.get("agent-a", "d2", 3, stored)).toBeUndefined();
     expect(admitted.get("agent-a", "d1", 4, stored)).toBeUndefined();
@@ -34,12 +35,12 @@ describe("AdmittedSpecs", () => {
 
   it("gives each caller a warnings list of its own, and forgets the oldest type past its bound", () => {
     const admitted = new AdmittedSpecs(2);
-    admitted.remember("agent-a", "d1", 0, 7, warnings);
+    admitted.remember("agent-a", "d1", 0, 7, { spec: stored.spec, warnings });
     admitted.get("agent-a", "d1", 0, stored)!.warnings.push("added by a caller");
     expect(admitted.get("agent-a", "d1", 0, stored)!.warnings).toEqual(warnings);
-    admitted.remember("agent-b", "d1", 0, 7, []);
-    admitted.remember("agent-a", "d1", 0, 7, warnings);
-    admitted.remember("agent-c", "d1", 0, 7, []);
+    admitted.remember("agent-b", "d1", 0, 7, { spec: stored.spec, warnings: [] });
+    admitted.remember("agent-a", "d1", 0, 7, { spec: stored.spec, warnings });
+    admitted.remember("agent-c", "d1", 0, 7, { spec: stored.spec, warnings: [] });
     expect(admitted.get("agent-b", "d1", 0, stored)).toBeUndefined();
     expect(admitted.get("agent-a", "d1", 0, stored)).toBeDefined();
     expect(admitted.get("agent-c", "d1", 0, stored)).toBeDefined();
@@ -108,6 +109,22 @@ describe("Registrar: a spec registered again is not validated again", () => {
     const e = await refusal(registrar.register("alpha", { spec: raw(), instance_id: "i3" }));
     expect(e.code).toBe("conflict");
     expect(e.message).toContain("description");
+  });
+
+  it("imports a card once too, and answers a repeat with the import's warnings and the card's A2A version", async () => {
+    const card = loadCard("text-modes");
+    const type = "text-modes-agent";
+    const first = await registrar.register(type, { a2a_card: card, instance_id: "i1" });
+    expect(first.warnings.length).toBeGreaterThan(0);
+    await catchUp(store, view);
+    const again = await registrar.register(type, { a2a_card: card, instance_id: "i2", metadata: { zone: "eu" } });
+    expect(checks).toBe(1);
+    expect(again.warnings).toEqual(first.warnings);
+    expect(again.a2a_version).toBe(first.a2a_version);
+    // A field that completes the card is part of what decides the spec: judged again.
+    const e = await refusal(registrar.register(type, { a2a_card: card, owner_team: "other-team", instance_id: "i3" }));
+    expect(e.code).toBe("conflict");
+    expect(checks).toBe(2);
   });
 
   it("judges a refused spec again every time", async () => {
