@@ -238,6 +238,15 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     publishedThrough: () => readPublishedThrough(store),
     onUnrecoverable: (keys) => metrics.eventsUnrecoverable.inc(keys),
   });
+  // Best effort: if the store is away, the caller's own read or write says so.
+  const catchUp = (): Promise<void> =>
+    store
+      .lastRevision()
+      .then((rev) => feed.waitForRevision(rev, 1000))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   const registrar = new Registrar({
     store,
     view,
@@ -247,20 +256,12 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     onConflict: () => metrics.storeConflicts.inc(),
     onStatusHeld: () => metrics.statusChangesHeld.inc(),
     onUnavailable: () => evictor.storeUnavailable(clock.now()),
-    // Best effort: if the store is away, the retry's own read says so.
-    catchUp: () =>
-      store
-        .lastRevision()
-        .then((rev) => feed.waitForRevision(rev, 1000))
-        .then(
-          () => undefined,
-          () => undefined,
-        ),
+    catchUp,
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
     log: root.child({ component: "registrar" }),
   });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
-  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes });
+  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
   const fileWarnings: FileWarnings = { current: [] };
   const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
     fileWarnings: () => fileWarnings.current,

@@ -33,6 +33,12 @@ export type SchemaRegistrarDeps = {
   /** REGISTRY_MAX_SCHEMAS: versions of named schemas the registry keeps. */
   maxSchemas: number;
   bucketMaxBytes: number;
+  /**
+   * Brings the view up to the store's current revision (bounded wait): a new version is
+   * counted against REGISTRY_MAX_SCHEMAS as the store holds them, not as the view has applied
+   * them so far (a put right after another could otherwise pass the limit).
+   */
+  catchUp?: () => Promise<void>;
 };
 
 /** Issues named in one refusal. */
@@ -45,7 +51,11 @@ export class SchemaRegistrar {
     const { view, store } = this.deps;
     const description = msg.description ?? "";
     const content = { schema: msg.schema, description };
-    const known = view.namedSchemas.get(name, msg.version);
+    let known = view.namedSchemas.get(name, msg.version);
+    if (known) return this.again(name, msg.version, known, content, known.revision);
+    // A new version for this view: puts are rare, so it first catches up with the store.
+    await this.deps.catchUp?.();
+    known = view.namedSchemas.get(name, msg.version);
     if (known) return this.again(name, msg.version, known, content, known.revision);
 
     const issues = inliningIssues(msg.schema);

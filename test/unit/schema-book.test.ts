@@ -86,6 +86,20 @@ describe("puts and registrations across replicas", () => {
     expect(other).toMatchObject({ code: "conflict" });
   });
 
+  it("counts new versions against REGISTRY_MAX_SCHEMAS as the store holds them, not as a lagging view does", async () => {
+    const store = new MemoryStore();
+    const view = new RegistryView();
+    const clock = { now: () => 1000 };
+    const schemas = new SchemaRegistrar({ store, view, checker: new InlineSchemaChecks(), clock, maxSchemas: 2, bucketMaxBytes: 0, catchUp: () => catchUp(store, view) });
+    await schemas.put("Filler", { version: "1.0.0", schema: { type: "integer" } });
+    await schemas.put("Filler", { version: "1.0.1", schema: { type: "integer" } });
+    // Neither put has reached the view by itself; the limit is still the store's count.
+    const over = await schemas.put("Filler", { version: "1.0.2", schema: { type: "integer" } }).catch((e: unknown) => e);
+    expect(over).toMatchObject({ code: "limit_exceeded" });
+    expect(await store.get(schemaKey("Filler", "1.0.2"))).toBeNull();
+    expect(await schemas.put("Filler", { version: "1.0.0", schema: { type: "integer" } })).toMatchObject({ created: false });
+  });
+
   it("registers a spec whose ref its view has not seen yet, reading the schema from the store", async () => {
     const store = new MemoryStore();
     const [a, b] = [replica(store), replica(store)];
