@@ -27,16 +27,23 @@ function tableRows(markdown: string): Row[] {
 /** How the page writes a default: the value in backticks, or "(none)". */
 const shown = (value: unknown): string => (value === undefined ? "(none)" : `\`${String(value)}\``);
 
-describe("docs/configuration.md", () => {
-  const rows = tableRows(page);
+type DocumentedVariable = { env: string; flag: string; default?: unknown };
 
-  it.each(CONFIG_VARIABLES.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
+/** One test per setting: its row names its flag and its default, and says what it means. */
+function itHasRowsFor(rows: readonly Row[], variables: readonly DocumentedVariable[]): void {
+  it.each(variables.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
     const row = rows.find((r) => r.env === v.env);
     expect(row, `row for ${v.env}`).toBeDefined();
     expect(row?.flag).toBe(`--${v.flag}`);
     expect(row?.default).toBe(shown(v.default));
     expect(row?.meaning.length).toBeGreaterThan(5);
   });
+}
+
+describe("docs/configuration.md", () => {
+  const rows = tableRows(page);
+
+  itHasRowsFor(rows, CONFIG_VARIABLES);
 
   it("has no rows for unknown variables and none twice", () => {
     const known = new Set<string>(CONFIG_VARIABLES.map((v) => v.env));
@@ -67,7 +74,7 @@ describe("docs/configuration.md", () => {
   });
 });
 
-type CommandVariable = { env: string; flag: string; key: string; default?: unknown };
+type CommandVariable = DocumentedVariable & { key: string };
 
 /**
  * The table of a command's own section against its settings list and schema. `required` are
@@ -77,13 +84,7 @@ function describeCommandSection(command: string, section: string, variables: rea
   describe(`docs/configuration.md, section agent-registry ${command}`, () => {
     const rows = tableRows(section);
 
-    it.each(variables.map((v) => [v.env, v] as const))("has a row for %s with its flag and default", (_env, v) => {
-      const row = rows.find((r) => r.env === v.env);
-      expect(row, `row for ${v.env}`).toBeDefined();
-      expect(row?.flag).toBe(`--${v.flag}`);
-      expect(row?.default).toBe(shown(v.default));
-      expect(row?.meaning.length).toBeGreaterThan(5);
-    });
+    itHasRowsFor(rows, variables);
 
     it("has a row for each setting and no other", () => {
       expect(rows.map((r) => r.env).sort()).toEqual(variables.map((v) => v.env).sort());
