@@ -52,10 +52,11 @@ export class SchemaRegistrar {
     const description = msg.description ?? "";
     const content = { schema: msg.schema, description };
     let known = view.namedSchemas.get(name, msg.version);
-    if (known) return this.again(name, msg.version, known, content, known.revision);
-    // A new version for this view: puts are rare, so it first catches up with the store.
-    await this.deps.catchUp?.();
-    known = view.namedSchemas.get(name, msg.version);
+    if (!known) {
+      // A new version for this view: puts are rare, so it first catches up with the store.
+      await this.deps.catchUp?.();
+      known = view.namedSchemas.get(name, msg.version);
+    }
     if (known) return this.again(name, msg.version, known, content, known.revision);
 
     const issues = inliningIssues(msg.schema);
