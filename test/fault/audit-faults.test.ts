@@ -13,10 +13,10 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { expect, it } from "vitest";
 import { EventStream } from "../../src/adapters/nats/event-stream.js";
 import { subjects } from "../../src/protocol/subjects.js";
-import { mirroredRows, sql, startAudit } from "../harness/audit.js";
+import { mirroredRows, startAudit } from "../harness/audit.js";
 import { canControlNatsServers, withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { pickFreePort } from "../harness/ports.js";
-import { canStartPostgres, startPostgres, withTestDatabase } from "../harness/postgres.js";
+import { canStartPostgres, sql, startPostgres, withTestDatabase } from "../harness/postgres.js";
 import { waitFor } from "../harness/wait.js";
 
 const BURST = Number(process.env.FAULT_AUDIT_EVENTS ?? 5000);

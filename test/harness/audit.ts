@@ -7,8 +7,6 @@ import pg from "pg";
 import { loadAuditConfig } from "../../src/audit/config.js";
 import { runAudit } from "../../src/audit/run.js";
 import { SHARED_PG_URL, sql } from "./postgres.js";
-
-export { sql };
 import { captureLogs, type LogLine } from "./registry.js";
 import { waitFor } from "./wait.js";
 

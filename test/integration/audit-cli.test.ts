@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/context.js";
-import { sql, startAudit, type TestAudit } from "../harness/audit.js";
+import { startAudit, type TestAudit } from "../harness/audit.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { withTestDatabase, type TestDatabase } from "../harness/postgres.js";
+import { sql, withTestDatabase, type TestDatabase } from "../harness/postgres.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 

@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { sql } from "../harness/audit.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { withTestDatabase, type TestDatabase } from "../harness/postgres.js";
+import { sql, withTestDatabase, type TestDatabase } from "../harness/postgres.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 

@@ -16,8 +16,8 @@ import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
 import { QUERY_OPS, subjects } from "../../src/protocol/subjects.js";
-import { sharedPostgresUp, sql, startAudit } from "../harness/audit.js";
-import { withTestDatabase } from "../harness/postgres.js";
+import { sharedPostgresUp, startAudit } from "../harness/audit.js";
+import { sql, withTestDatabase } from "../harness/postgres.js";
 import { waitFor } from "../harness/wait.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
