@@ -9,11 +9,12 @@
  * Per agent type, one digest of the body's text less the instance's own fields (SHA-256: a
  * body that collides with another would be admitted unchecked, so the hash must be one nobody
  * can aim at), the revision of the spec record that holds the spec admitted from it, the
- * generation of named schemas it was validated under, its warnings and a card's A2A version. A hit hands back the view's own spec object, so nothing
- * is held twice and the comparison with the stored spec is an identity. It holds only while
- * the view's spec record is that very revision and its named schemas are that generation
- * (named schemas are immutable, but one may be deleted by hand). Refusals are not kept: each
- * is judged again, so its message tells the current truth.
+ * generation of named schemas it was validated under, its warnings and a card's A2A version.
+ * A hit hands back the view's own spec object, so nothing is held twice and the comparison
+ * with the stored spec is an identity. It holds only while the view's spec record is that
+ * very revision and its named schemas are that generation (named schemas are immutable, but
+ * one may be deleted by hand). Refusals are not kept: each is judged again, so its message
+ * tells the current truth.
  */
 import { createHash } from "node:crypto";
 import type { AgentSpec } from "../domain/spec/spec.js";
