@@ -78,7 +78,8 @@ export type RegistrarDeps = {
   /**
    * Brings the view up to the store's current revision (bounded wait). Called before a retry:
    * the rules that span instances (a rollback keeps the newer spec while an instance of it
-   * is live) read the view, and a lost race means the view was behind.
+   * is live) read the view, and a lost race means the view was behind. Called before the
+   * dependency checks too, which read other types' specs from the view.
    */
   catchUp?: () => Promise<void>;
   /** Where a deliberate overwrite of a version's spec is reported (PROTOCOL.md section 9). */
@@ -102,7 +103,7 @@ export class Registrar {
   /** At most so many stored status changes per instance per second (status-damper.ts). */
   private readonly damper: StatusDamper;
 
-  /** Which text each type's stored spec was validated from: the same spec again is not validated again. */
+  /** Which register body each type's stored spec was admitted from: the same body again is not admitted again. */
   private readonly admitted = new AdmittedSpecs();
 
   constructor(private readonly deps: RegistrarDeps) {
@@ -130,7 +131,7 @@ export class Registrar {
     const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
-    if (spec.depends?.length) warnings.push(...this.checkDependencies(spec));
+    if (spec.depends?.length) warnings.push(...(await this.checkDependencies(spec)));
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
     if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
       throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
@@ -307,10 +308,14 @@ export class Registrar {
 
   /**
    * A dependency closing a cycle is refused; one not live now is a warning (PROTOCOL.md
-   * section 11.2). Read from the view: two replicas registering the two halves of a cycle at
-   * once can both pass, and the graph reports such a cycle as an error.
+   * section 11.2). Read from the view, first brought up to the store's revision: a write is
+   * answered once stored, before this replica's view has applied it, so a client registering
+   * the two halves of a cycle one after the other would otherwise find the first half missing.
+   * Two replicas registering the halves at once can still both pass; the graph reports such a
+   * cycle as an error.
    */
-  private checkDependencies(spec: AgentSpec): string[] {
+  private async checkDependencies(spec: AgentSpec): Promise<string[]> {
+    await this.deps.catchUp?.();
     const cycle = findCycle(this.deps.view, spec);
     if (cycle) {
       const message = `closes the dependency cycle ${cycle.path.join(" -> ")}`;

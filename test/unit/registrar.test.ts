@@ -259,6 +259,17 @@ describe("Registrar.register", () => {
     expect((await registrar.register("beta", { spec: spec("beta", caps) })).agent_type).toBe("beta");
   });
 
+  it("checks dependencies against what the store holds, though the view has not applied the last write", async () => {
+    // Replies come once a write is stored; the view applies it later (here: only when caught up).
+    const behind = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, catchUp: () => catchUp(memory, view) });
+    const dep = (type: string) => ({ depends: [{ type: "agent", name: type, version: "1.0.0" }] });
+    expect((await behind.register("alpha", { spec: spec("alpha", dep("beta")) })).warnings).toEqual(["depends.0: agent:beta@1.0.0 is missing"]);
+    const e = await rejection(behind.register("beta", { spec: spec("beta", dep("alpha")) }));
+    expect(e).toMatchObject({ code: "invalid_spec", status: 400 });
+    expect(e.message).toContain("closes the dependency cycle beta -> alpha -> beta");
+    expect(await memory.get(agentKey("beta"))).toBeNull();
+  });
+
   it("re-reads the store when another replica wrote the agent record first", async () => {
     // A replica whose view lags plans a create of the agent record, loses, re-reads and succeeds.
     await make(new RegistryView()).register("alpha", { spec: spec("alpha"), instance_id: "i1" });
