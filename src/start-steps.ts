@@ -29,7 +29,7 @@ import { SchemaRegistrar } from "./service/schema-registrar.js";
 import { DEFAULT_MAX_PAYLOAD, QueryService } from "./service/queries.js";
 import { EventPublisher } from "./service/event-publisher.js";
 import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
-import { Evictor } from "./service/evictor.js";
+import { Evictor, stallThresholdMs } from "./service/evictor.js";
 import { StaticRegistry, parseRegistryFile, type FileWarnings } from "./service/static-registry.js";
 import type { Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
@@ -184,8 +184,10 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     policy: { missedHeartbeats: config.missedHeartbeats, selfPreservationRatio: config.selfPreservationRatio },
     tickMs: config.evictionTickMs,
     retentionMs: config.retentionMs,
+    stallMs: stallThresholdMs(config.leaseMs, config.evictionTickMs),
     hooks: {
       onEvicted: () => metrics.evictions.inc(),
+      onStall: () => metrics.evictorStalls.inc(),
       onSelfPreservation: (active, detail) => {
         metrics.selfPreservationActive.set(active ? 1 : 0);
         void publisher.selfPreservationAlert({ active, ...detail, threshold: config.selfPreservationRatio });

@@ -20,12 +20,25 @@ import { guardedInterval } from "./guarded.js";
 import { loopPacer } from "./loop-pacer.js";
 
 const CONCURRENCY = 64;
+/** The wall clock moving this much more or less than the monotonic one between two ticks is a step (NTP, a VM resumed). */
+const CLOCK_STEP_MS = 1000;
 const SWEEP_EVERY_MS = 30_000;
 /** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
 const SWEEP_SLICE = 500;
 
+/**
+ * The gap between two ticks that counts as a stall: a lease period (past it another replica may
+ * have taken over), and never less than four ticks, so that a tick slower than the lease is
+ * not taken for a stall at every turn.
+ */
+export function stallThresholdMs(leaseMs: number, tickMs: number): number {
+  return Math.max(leaseMs, 4 * tickMs);
+}
+
 export type EvictorHooks = {
   onEvicted?: (instance: InstanceState, latenessMs: number) => void;
+  /** The evictor found it had not run for `stallMs`, or the wall clock stepped: grace restarted. */
+  onStall?: (detail: { monotonicGapMs: number; wallGapMs: number }) => void;
   onSelfPreservation?: (active: boolean, detail: { overdue: number; live: number; ratio: number }) => void;
 };
 
@@ -41,6 +54,9 @@ export class Evictor {
   /** No instance can be due before this time unless one is written (the view reports writes). */
   private nextCheck = -Infinity;
   private readonly claims: ClaimSweep;
+  /** Wall and monotonic time of the last tick, to spot a stall or a step of the wall clock. */
+  private lastTick: { wall: number; monotonic: number } | null = null;
+  private readonly monotonic: () => number;
 
   constructor(
     private readonly deps: {
@@ -51,9 +67,14 @@ export class Evictor {
       policy: LivenessPolicy;
       tickMs: number;
       retentionMs: number;
+      /** A gap between two ticks longer than this (monotonic) is a stall (stallThresholdMs in production). */
+      stallMs: number;
+      /** Monotonic milliseconds; performance.now() unless a test drives it. */
+      monotonic?: () => number;
       hooks?: EvictorHooks;
     },
   ) {
+    this.monotonic = deps.monotonic ?? (() => performance.now());
     this.claims = new ClaimSweep({ store: deps.store, view: deps.view, log: deps.log });
   }
 
@@ -62,6 +83,7 @@ export class Evictor {
     this.stop();
     this.graceStart = graceStart;
     this.nextCheck = -Infinity;
+    this.lastTick = null;
     this.lastSweep = this.deps.clock.now();
     this.timer = guardedInterval(this.deps.log, "eviction tick", () => this.tick(), this.deps.tickMs);
   }
@@ -109,8 +131,36 @@ export class Evictor {
     this.storeUnavailable(at);
   }
 
+  /**
+   * A stall (SIGSTOP, a suspended VM, swap, a very long collection) or a step of the wall
+   * clock since the last tick. Heartbeats that came in meanwhile sit unread in the socket,
+   * and after a stall the timers can run before the reads: the first pass would find every
+   * instance overdue on a view that has not yet applied them, and its compare-and-set would
+   * succeed because nothing was written since. A wall clock stepped forward makes every
+   * deadline pass at once in the same way. Either is handled as a reconnect: every instance
+   * gets a whole window, from now, to be heard again.
+   */
+  private checkStall(wall: number): void {
+    const monotonic = this.monotonic();
+    const last = this.lastTick;
+    this.lastTick = { wall, monotonic };
+    if (last === null) return;
+    const monotonicGapMs = monotonic - last.monotonic;
+    const wallGapMs = wall - last.wall;
+    if (monotonicGapMs <= this.deps.stallMs && Math.abs(wallGapMs - monotonicGapMs) <= CLOCK_STEP_MS) return;
+    this.storeUnavailable(wall);
+    this.nextCheck = -Infinity;
+    this.deps.log.warn(
+      { monotonic_gap_ms: Math.round(monotonicGapMs), wall_gap_ms: Math.round(wallGapMs), window_from: wall },
+      monotonicGapMs > this.deps.stallMs ? "the evictor stalled: every instance gets a whole window to be heard again" : "the wall clock stepped: every instance gets a whole window to be heard again",
+    );
+    this.deps.hooks?.onStall?.({ monotonicGapMs, wallGapMs });
+  }
+
   /** One pass; exposed for tests that drive a manual clock. */
   async tick(): Promise<void> {
+    // Before the early returns: a stall is measured between timer runs, whatever they did.
+    this.checkStall(this.deps.clock.now());
     if (this.running || this.offline) return;
     this.running = true;
     try {

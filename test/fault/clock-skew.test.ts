@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { Kvm } from "@nats-io/kv";
 import { withNatsServer } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec } from "../harness/registry.js";
-import { metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
+import { livenessTestEnv, metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
 import { canSkewClocks, offsetMs, skewedClockEnv } from "../harness/skewed-clock.js";
 import { waitFor } from "../harness/wait.js";
 
@@ -42,16 +42,7 @@ describe.runIf(canSkewClocks())("clock skew between replicas", () => {
       run++;
       const tag = `cs${run}`;
       await using server = await withNatsServer();
-      const env = {
-        NATS_URL: server.url,
-        REGISTRY_PREFIX: `${tag}.registry`,
-        REGISTRY_BUCKET: `${tag}-registry`,
-        REGISTRY_EVENTS_STREAM: `${tag.toUpperCase()}_EVENTS`,
-        REGISTRY_MIN_HEARTBEAT_INTERVAL_MS: "100",
-        REGISTRY_LEASE_MS: String(LEASE_MS),
-        REGISTRY_EVICTION_TICK_MS: "50",
-        LOG_LEVEL: "info",
-      };
+      const env = livenessTestEnv(tag, server.url, LEASE_MS);
       const skewMs = offsetMs(c.offset);
       // The first replica up takes the evictor lease; the second stays a follower.
       const spawnAs = (role: Role) => (c.skewed === role ? spawnRegistry("skewed", { ...env, ...skewedClockEnv(c.offset) }) : spawnRegistry("plain", env));

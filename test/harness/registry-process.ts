@@ -20,6 +20,24 @@ export type RegistryProcess = {
 };
 
 /**
+ * The environment of a replica process for a liveness fault test: names of its own derived
+ * from `tag` (subjects, bucket, events stream), short heartbeat intervals allowed, a lease of
+ * `leaseMs`, an eviction tick every 50 ms.
+ */
+export function livenessTestEnv(tag: string, natsUrl: string, leaseMs: number) {
+  return {
+    NATS_URL: natsUrl,
+    REGISTRY_PREFIX: `${tag}.registry`,
+    REGISTRY_BUCKET: `${tag}-registry`,
+    REGISTRY_EVENTS_STREAM: `${tag.toUpperCase()}_EVENTS`,
+    REGISTRY_MIN_HEARTBEAT_INTERVAL_MS: "100",
+    REGISTRY_LEASE_MS: String(leaseMs),
+    REGISTRY_EVICTION_TICK_MS: "50",
+    LOG_LEVEL: "info",
+  };
+}
+
+/**
  * `waitReady: false` returns as soon as the process runs (for tests of what happens before it is
  * ready); `main` runs another entry point, such as a built dist/cli/main.js, with plain node.
  */

@@ -7,7 +7,7 @@ import { decodeClaim, encodeClaim, subjectClaimKey } from "../../src/domain/view
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { Evictor } from "../../src/service/evictor.js";
+import { Evictor, stallThresholdMs } from "../../src/service/evictor.js";
 import { silentLogger } from "../../src/service/logger.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { catchUp, registrarSettings } from "./fixtures.js";
@@ -20,19 +20,26 @@ let view: RegistryView;
 let evictor: Evictor;
 let evicted: Array<{ id: string; lateness: number }>;
 let preservation: boolean[];
+let stalls: Array<{ monotonicGapMs: number; wallGapMs: number }>;
+/** The monotonic clock runs with `t` but for this offset: a wall clock step moves `t` alone. */
+let monotonicOffset: number;
 
-function makeEvictor(policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 }): Evictor {
+/** `stallMs` is infinite unless a test is about stalls: the others jump `t` by minutes between ticks. */
+function makeEvictor(policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 }, stallMs = Number.POSITIVE_INFINITY): Evictor {
   return new Evictor({
     store,
     view,
     clock: { now: () => t },
+    monotonic: () => t + monotonicOffset,
     log: silentLogger,
     policy,
     tickMs: 3_600_000, // never fires by itself: the tests call tick()
     retentionMs: RETENTION,
+    stallMs,
     hooks: {
       onEvicted: (i: InstanceState, lateness: number) => evicted.push({ id: i.instance_id, lateness }),
       onSelfPreservation: (active) => preservation.push(active),
+      onStall: (detail) => stalls.push(detail),
     },
   });
 }
@@ -75,10 +82,106 @@ beforeEach(() => {
   view = new RegistryView({ now: () => t });
   evicted = [];
   preservation = [];
+  stalls = [];
+  monotonicOffset = 0;
   evictor = makeEvictor();
 });
 
 afterEach(() => evictor.stop());
+
+describe("Evictor after a stall or a step of the wall clock", () => {
+  const STALL_MS = 5000;
+
+  /** An instance heard at 0 with a 1 s interval (deadline 3,000), the evictor started at 0 and ticking at 100. */
+  async function fleetOfOne(): Promise<void> {
+    evictor = makeEvictor(undefined, STALL_MS);
+    await addAgent("alpha");
+    await addInstance("alpha", "a", 0);
+    await catchUp(store, view);
+    evictor.start(0);
+    t = 100;
+    await evictor.tick();
+  }
+
+  it("gives every instance a whole window from the wake-up when the evictor did not run for longer than stallMs", async () => {
+    await fleetOfOne();
+    // Stopped from 100 to 10,000: the heartbeats of that time are still unread in the socket.
+    t = 10_000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    expect(stalls).toEqual([{ monotonicGapMs: 9900, wallGapMs: 9900 }]);
+    t = 12_999;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    // Never heard again: evicted one window after the wake-up, and counted late from there.
+    t = 13_000;
+    await evictor.tick();
+    expect(evicted).toEqual([{ id: "a", lateness: 0 }]);
+    expect(stalls).toHaveLength(1);
+  });
+
+  it("keeps an instance whose heartbeat, sent during the stall, is applied after the wake-up", async () => {
+    await fleetOfOne();
+    t = 10_000;
+    await evictor.tick();
+    // The buffered heartbeat is read and stored after the first tick of the wake-up.
+    const current = await store.get(instanceKey("alpha", "a"));
+    await store.write(instanceKey("alpha", "a"), encodeRecord(live(9000)), current!.revision);
+    t = 10_050;
+    await catchUp(store, view);
+    t = 13_000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t = 13_050;
+    await evictor.tick();
+    expect(evicted.map((e) => e.id)).toEqual(["a"]);
+  });
+
+  it("gives every instance a whole window when the wall clock steps forward, the monotonic clock running on", async () => {
+    await fleetOfOne();
+    t = 600;
+    await evictor.tick();
+    // An NTP step of an hour between two ticks 500 ms apart.
+    t += 500 + 3_600_000;
+    monotonicOffset -= 3_600_000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    expect(stalls).toEqual([{ monotonicGapMs: 500, wallGapMs: 3_600_500 }]);
+    t += 2999;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    t += 1;
+    await evictor.tick();
+    expect(evicted.map((e) => e.id)).toEqual(["a"]);
+  });
+
+  it("treats a step backwards as a step too, and ticks at their pace as nothing", async () => {
+    await fleetOfOne();
+    t = 2000;
+    await evictor.tick();
+    expect(stalls).toEqual([]);
+    t -= 5000;
+    monotonicOffset += 5000;
+    await evictor.tick();
+    expect(stalls).toEqual([{ monotonicGapMs: 0, wallGapMs: -5000 }]);
+  });
+
+  it("takes a lease period for a stall, and never less than four ticks", () => {
+    expect(stallThresholdMs(5000, 250)).toBe(5000);
+    // A tick slower than the lease is not a stall at every turn.
+    expect(stallThresholdMs(5000, 10_000)).toBe(40_000);
+    expect(stallThresholdMs(200, 250)).toBe(1000);
+  });
+
+  it("does not count a gap that ended while it was stopped: start() begins a new count", async () => {
+    await fleetOfOne();
+    evictor.stop();
+    t = 60_000;
+    evictor.start(60_000);
+    await evictor.tick();
+    expect(stalls).toEqual([]);
+  });
+});
 
 describe("Evictor", () => {
   it("evicts exactly the instances past their deadline", async () => {

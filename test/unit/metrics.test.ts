@@ -10,6 +10,7 @@ const EXPECTED = {
   agent_registry_deregistrations_total: { type: "counter", labels: ["reason"] },
   agent_registry_schema_workers_lost_total: { type: "counter", labels: ["reason"] },
   agent_registry_evictions_total: { type: "counter", labels: [] },
+  agent_registry_evictor_stalls_total: { type: "counter", labels: [] },
   agent_registry_requests_total: { type: "counter", labels: ["endpoint", "outcome"] },
   agent_registry_request_duration_seconds: { type: "histogram", labels: ["endpoint", "outcome"] },
   agent_registry_store_conflicts_total: { type: "counter", labels: [] },

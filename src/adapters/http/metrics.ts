@@ -64,6 +64,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Instances evicted by this replica for missed heartbeats",
       registers,
     }),
+    evictorStalls: new Counter({
+      name: "agent_registry_evictor_stalls_total",
+      help: "Times the evicting replica found it had not run for max(lease period, 4 eviction ticks), or its wall clock stepped, and gave every instance a new window",
+      registers,
+    }),
 
     // Every service endpoint, reads and writes alike.
     requests: new Counter({
