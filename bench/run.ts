@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark scenarios, prints their figures next to targets and
  * baselines, writes bench/results/latest.json and rewrites docs/performance.md.
  *
- *   npm run bench                      every scenario at full scale (about 15 minutes)
+ *   npm run bench                      every scenario at full scale (about 25 minutes)
  *   npm run bench -- --only lookup     one scenario (or one of the targets it measures)
  *   npm run bench -- --quick           every scenario at a tiny scale, for CI: timings are
  *                                      not asserted, but a scenario that breaks fails the run

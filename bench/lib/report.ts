@@ -96,7 +96,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "## How to reproduce",
     "",
     "```sh",
-    "npm run bench                        # every scenario, full scale (about 15 minutes)",
+    "npm run bench                        # every scenario, full scale (about 25 minutes, fleet-1m 11 of them)",
     "npm run bench -- --only lookup       # one scenario; targets name their scenario too (--only events)",
     "npm run bench -- --quick             # tiny scale, under 2 minutes: CI checks the benchmarks still run",
     "npm run bench -- --only fleet --cpu-prof   # also writes the registry's V8 CPU profile to bench/results/profiles/",

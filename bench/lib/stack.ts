@@ -10,8 +10,8 @@ import type { Context } from "./scenario.js";
 export type Stack = {
   readonly server: NatsServerHandle;
   readonly load: LoadProc;
-  /** Starts a replica (and waits until /readyz says so); stopped with the stack. */
-  registry(env?: Record<string, string>, name?: string): Promise<RegistryProc>;
+  /** Starts a replica (and waits until /readyz says so, 60 s unless told); stopped with the stack. */
+  registry(env?: Record<string, string>, name?: string, readyTimeoutMs?: number): Promise<RegistryProc>;
 };
 
 export async function withStack<T>(ctx: Context, scenario: string, body: (stack: Stack) => Promise<T>): Promise<T> {
@@ -23,7 +23,7 @@ export async function withStack<T>(ctx: Context, scenario: string, body: (stack:
     const stack: Stack = {
       server,
       load,
-      async registry(env = {}, name = "bench") {
+      async registry(env = {}, name = "bench", readyTimeoutMs?: number) {
         const r = await startRegistry({
           natsUrl: server.url,
           env,
@@ -32,7 +32,7 @@ export async function withStack<T>(ctx: Context, scenario: string, body: (stack:
           cpuProfDir: ctx.cpuProfDir ? join(ctx.cpuProfDir, scenario) : undefined,
         });
         registries.push(r);
-        await r.waitReady();
+        await r.waitReady(readyTimeoutMs);
         return r;
       },
     };

@@ -3,10 +3,11 @@ import type { Scenario } from "../lib/scenario.js";
 import { auditScenario } from "./audit.js";
 import { coldStartScenario } from "./cold-start.js";
 import { fleetScenario } from "./fleet.js";
+import { fleet1mScenario } from "./fleet-1m.js";
 import { lookupScalingScenario } from "./lookup-scaling.js";
 import { lookupScenario } from "./lookup.js";
 import { mcpScenario } from "./mcp.js";
 import { registrationScenario } from "./registration.js";
 import { registryV2Scenario } from "./registry-v2.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, auditScenario, fleetScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, auditScenario, fleetScenario, fleet1mScenario];

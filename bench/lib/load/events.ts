@@ -77,7 +77,8 @@ export type Deregistered = { agentType: string; instanceId: string; reason: stri
 
 /** Every stored `registry.agent.deregistered` event, oldest first. */
 export async function readDeregistered(nc: NatsConnection, stream: string, prefix: string): Promise<Deregistered[]> {
-  const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: `${prefix}.agent.deregistered.>`, deliver_policy: DeliverPolicy.All });
+  // A filtered consumer on a stream of a million events takes the server a while to set up.
+  const consumer = await jetstream(nc, { timeout: 60_000 }).consumers.get(stream, { filter_subjects: `${prefix}.agent.deregistered.>`, deliver_policy: DeliverPolicy.All });
   const out: Deregistered[] = [];
   if ((await consumer.info()).num_pending === 0) return out;
   const messages = await consumer.consume();
@@ -106,7 +107,7 @@ export function evictionReport(events: Deregistered[], fleet: Fleet, missed: num
   const falseEvictions: string[] = [];
   for (const e of events) {
     if (e.reason !== "evicted") continue;
-    const i = fleet.index.get(`${e.agentType}.${e.instanceId}`);
+    const i = fleet.indexOf(e.agentType, e.instanceId);
     if (i === undefined || !fleet.isStopped(i)) {
       falseEvictions.push(`${e.agentType}.${e.instanceId}`);
       continue;

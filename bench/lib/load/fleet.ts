@@ -21,11 +21,13 @@ export type FleetOptions = { shape: FleetShape; instancesPerType: number; interv
 
 export class Fleet {
   readonly size: number;
-  readonly keys: string[] = [];
-  readonly index = new Map<string, number>();
-  private readonly registerSubjects: string[] = [];
-  private readonly heartbeatSubjects: string[] = [];
-  private readonly registerBodies: Uint8Array[] = [];
+  /**
+   * Instance i is `i<i>` of agent type i % types: subjects are built when sent and an index
+   * is parsed back from an id, so a fleet of 1,000,000 holds no string per instance (the
+   * load process's own heap and GC would otherwise weigh on the figures).
+   */
+  private readonly subj: ReturnType<typeof subjects>;
+  private readonly typeNames: string[];
   private readonly registered: Uint8Array;
   private readonly stopped: Uint8Array;
   private readonly specJson: string[];
@@ -50,18 +52,20 @@ export class Fleet {
     this.size = shape.types * instancesPerType;
     this.registered = new Uint8Array(this.size);
     this.stopped = new Uint8Array(this.size);
-    const subj = subjects(opts.prefix);
+    this.subj = subjects(opts.prefix);
     this.specJson = Array.from({ length: shape.types }, (_, t) => JSON.stringify(specInput(t, shape)));
-    // Type-minor order: the first `types` registrations create every agent type.
-    for (let i = 0; i < this.size; i++) {
-      const t = i % shape.types;
-      const id = `i${i}`;
-      const key = `${agentTypeName(t)}.${id}`;
-      this.keys.push(key);
-      this.index.set(key, i);
-      this.registerSubjects.push(subj.register(agentTypeName(t)));
-      this.heartbeatSubjects.push(subj.heartbeat(agentTypeName(t), id));
-    }
+    this.typeNames = Array.from({ length: shape.types }, (_, t) => agentTypeName(t));
+  }
+
+  /** The index of instance `instanceId` of `agentType`, or undefined when it is none of the fleet's. */
+  indexOf(agentType: string, instanceId: string): number | undefined {
+    if (!/^i\d+$/.test(instanceId)) return undefined;
+    const i = Number(instanceId.slice(1));
+    return i < this.size && this.typeNames[i % this.opts.shape.types] === agentType ? i : undefined;
+  }
+
+  private heartbeatSubject(i: number): string {
+    return this.subj.heartbeat(this.typeNames[i % this.opts.shape.types]!, `i${i}`);
   }
 
   /** A register body for instance `id` of type `t`. */
@@ -79,7 +83,8 @@ export class Fleet {
     const lane = async (): Promise<void> => {
       for (let i = next++; i < this.size; i = next++) {
         const t0 = performance.now();
-        const error = await requestOk(this.nc, this.registerSubjects[i]!, this.registerBody(i % this.opts.shape.types, `i${i}`));
+        const t = i % this.opts.shape.types;
+        const error = await requestOk(this.nc, this.subj.register(this.typeNames[t]!), this.registerBody(t, `i${i}`));
         latency.add(performance.now() - t0);
         if (error === null) this.registered[i] = 1;
         else {
@@ -176,7 +181,7 @@ export class Fleet {
     this.sent++;
     this.inFlight++;
     if (w) w.sent++;
-    this.requester.request(this.heartbeatSubjects[i]!, HEARTBEAT_BODY).then(
+    this.requester.request(this.heartbeatSubject(i), HEARTBEAT_BODY).then(
       (msg) => this.answered(w, t0, replyError(msg)),
       (e: unknown) => this.answered(w, t0, (e as Error).message),
     );

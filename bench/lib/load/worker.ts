@@ -13,6 +13,7 @@ import { Fleet } from "./fleet.js";
 import { enc, replyError, requestOk } from "./requests.js";
 import { seedBucket } from "./seed.js";
 import { kvWriteBaseline } from "./kv-baseline.js";
+import { bucketSequence, readBucketBare } from "./bucket.js";
 
 type Args = Record<string, any>;
 
@@ -133,6 +134,27 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
     return evictionReport(events, theFleet(), a["missed"] ?? 3);
   },
 
+  /**
+   * Heartbeats for `count` instance ids the registry never held, sent together: each must be
+   * answered 404 unknown_instance (the agent's cue to register again), whatever else is loaded.
+   * Counts the answers by error code ("ok" for none, the message's first word for a timeout).
+   */
+  async unknownHeartbeats(a) {
+    const prefix = subjects(theFleet().opts.prefix);
+    const types = theFleet().opts.shape.types;
+    const errors = await Promise.all(
+      Array.from({ length: a["count"] as number }, (_, k) => requestOk(conn(), prefix.heartbeat(agentTypeName(k % types), `never${k}`), enc.encode("{}"))),
+    );
+    const answers: Record<string, number> = {};
+    for (const error of errors) {
+      const code = error?.split(" ")[0] ?? "ok";
+      answers[code] = (answers[code] ?? 0) + 1;
+    }
+    return answers;
+  },
+
+  bucketSequence: (a) => bucketSequence(conn(), a["bucket"] ?? "agent-registry"),
+  readBucketBare: (a) => readBucketBare(conn(), a["bucket"] ?? "agent-registry"),
   kvWriteBaseline: (a) => kvWriteBaseline(conn(), { bucket: a["bucket"], keys: a["keys"], ratePerSec: a["ratePerSec"], durationMs: a["durationMs"] }),
   seedBucket: (a) => seedBucket(conn(), a["bucket"] ?? "agent-registry", a["shape"], a["instancesPerType"], a["intervalMs"]),
 
