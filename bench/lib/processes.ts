@@ -125,6 +125,24 @@ export async function startBareResponder(natsUrl: string, subject: string, body:
 
 export type McpProc = { readonly pid: number; readonly url: string; stop(): Promise<void> };
 
+/** The MCP benchmark's floor: bench/lib/bare-http-front.ts, an HTTP to NATS lookup front with no MCP. */
+export async function startBareHttpFront(natsUrl: string): Promise<McpProc> {
+  const child = spawn(process.execPath, [...TSX, "bench/lib/bare-http-front.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, NATS_URL: natsUrl },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs = keepLines(child);
+  const exited = exitOf(child);
+  const deadline = performance.now() + 30_000;
+  let url: string | undefined;
+  while ((url = logs.map((l) => /^url (http:\S+)$/.exec(l)?.[1]).find(Boolean)) === undefined) {
+    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the bare HTTP front did not start:\n${logs.join("\n")}`);
+    await sleep(20);
+  }
+  return { pid: child.pid!, url, stop: () => terminate(child, exited, 5_000) };
+}
+
 /** `agent-registry mcp --http-port 0` from the compiled tree, once its log says where it listens. */
 export async function startMcpHttp(natsUrl: string, cpuProfDir?: string, extraArgs: readonly string[] = []): Promise<McpProc> {
   const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];

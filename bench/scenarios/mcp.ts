@@ -5,11 +5,13 @@
  * alternating rounds from this process. The difference is what HTTP, the MCP framing and the
  * extra hop add to one answer. The same call in an MCP session (`--http-sessions`) is measured
  * in the same rounds: a session's server is built once, a stateless request builds its own.
+ * So is a bare HTTP front with no MCP (bench/lib/bare-http-front.ts), the floor any front
+ * over the NATS API stands on: an HTTP request, the lookup over NATS, a JSON answer.
  */
 import { Agent, request } from "node:http";
 import { connect } from "../../src/client/connection.js";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { startMcpHttp } from "../lib/processes.js";
+import { startBareHttpFront, startMcpHttp } from "../lib/processes.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import { capabilityCount, capabilityName, type FleetShape } from "../lib/specs.js";
 import { withStack } from "../lib/stack.js";
@@ -24,7 +26,8 @@ export const mcpScenario: Scenario = {
   method:
     "200 agent types, 4 capabilities each, 3 providers per capability. From the runner, one request in flight: " +
     "`tools/call capability_lookup` POSTed as JSON-RPC to `agent-registry mcp --http-port` (stateless, JSON responses, a kept-alive " +
-    "connection), the same call in one session of a second front started with `--http-sessions`, and as the baseline " +
+    "connection), the same call in one session of a second front started with `--http-sessions`, the same lookup through a bare " +
+    "HTTP front with no MCP (an HTTP POST, RegistryClient.lookup, the reply as JSON: the floor of any front), and as the baseline " +
     "`RegistryClient.lookup` for the same random capabilities straight over NATS, in alternating rounds. Every answer is checked to name providers.",
   async run(ctx: Context): Promise<ScenarioResult> {
     const shape: FleetShape = { types: ctx.quick ? 30 : 200, capsPerType: 4, providersPerCap: 3 };
@@ -37,10 +40,12 @@ export const mcpScenario: Scenario = {
       ctx.check(seeded.errors === 0, `seeding the fleet failed: ${seeded.firstError}`);
       const mcp = await startMcpHttp(server.url, ctx.cpuProfDir ? `${ctx.cpuProfDir}/mcp` : undefined);
       const withSessions = await startMcpHttp(server.url, undefined, ["--http-sessions"]);
+      const bare = await startBareHttpFront(server.url);
       const nc = await connect({ servers: server.url, name: "bench-mcp-baseline" });
       // node:http with one kept-alive connection, as an MCP client keeps its connection.
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       const sessionAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const bareAgent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const client = new RegistryClient(nc);
         const total = capabilityCount(shape);
@@ -92,6 +97,11 @@ export const mcpScenario: Scenario = {
         const session = init.session!;
         await post(withSessions.url, sessionAgent, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), session);
         const inSession = async (capability: string): Promise<void> => expectProviders(await post(withSessions.url, sessionAgent, lookupCall(capability), session));
+        const overBareFront = async (capability: string): Promise<void> => {
+          const res = await post(bare.url, bareAgent, JSON.stringify({ capability }));
+          const body = res.status === 200 ? (JSON.parse(res.text) as { providers?: unknown[] }) : {};
+          if (!body.providers?.length) fail(`bare front: HTTP ${res.status}: ${res.text.slice(0, 200)}`);
+        };
         const overNats = async (capability: string): Promise<void> => {
           const r = await client.lookup(capability);
           if (r.providers.length === 0) fail(`no provider of ${capability}`);
@@ -108,28 +118,34 @@ export const mcpScenario: Scenario = {
         await measure(overHttp, ctx.quick ? 50 : 500);
         await measure(inSession, ctx.quick ? 50 : 500);
         await measure(overNats, ctx.quick ? 50 : 500);
+        await measure(overBareFront, ctx.quick ? 50 : 500);
         const http = new Recorder();
         const sessioned = new Recorder();
         const direct = new Recorder();
-        const p50s: Array<{ http: number; session: number; nats: number }> = [];
+        const floor = new Recorder();
+        const p50s: Array<{ http: number; session: number; bare: number; nats: number }> = [];
         for (let r = 0; r < rounds; r++) {
           const h = new Recorder();
           const s = new Recorder();
           const d = new Recorder();
+          const b = new Recorder();
           await measure(overNats, perRound, d, direct);
+          await measure(overBareFront, perRound, b, floor);
           await measure(overHttp, perRound, h, http);
           await measure(inSession, perRound, s, sessioned);
           const hs = h.summary();
           const ss = s.summary();
           const ds = d.summary();
-          p50s.push({ http: hs.p50, session: ss.p50, nats: ds.p50 });
-          for (const v of [hs, ss, ds]) ctx.check(v.count === perRound, "a round lost samples");
-          ctx.log(`round ${r + 1}: capability_lookup over HTTP p50 ${hs.p50.toFixed(3)} ms, in a session ${ss.p50.toFixed(3)} ms, NATS lookup p50 ${ds.p50.toFixed(3)} ms`);
+          const bs = b.summary();
+          p50s.push({ http: hs.p50, session: ss.p50, bare: bs.p50, nats: ds.p50 });
+          for (const v of [hs, ss, ds, bs]) ctx.check(v.count === perRound, "a round lost samples");
+          ctx.log(`round ${r + 1}: capability_lookup over HTTP p50 ${hs.p50.toFixed(3)} ms, in a session ${ss.p50.toFixed(3)} ms, bare HTTP front ${bs.p50.toFixed(3)} ms, NATS lookup p50 ${ds.p50.toFixed(3)} ms`);
         }
         ctx.check(failures === 0, `requests failed (${failures}): ${firstFailure}`);
         const hs = http.summary();
         const ss = sessioned.summary();
         const ds = direct.summary();
+        const fs = floor.summary();
         const p50Ratio = hs.p50 / ds.p50;
         const sessionRatio = ss.p50 / ds.p50;
         return {
@@ -150,6 +166,14 @@ export const mcpScenario: Scenario = {
               pass: null,
             },
             {
+              // Informative: what any front over the NATS API costs before MCP adds its share.
+              measure: "the same lookup through a bare HTTP front (no MCP), p50",
+              figure: `${fs.p50.toFixed(3)} ms (${ratio(fs.p50 / ds.p50)} baseline)`,
+              baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
+              target: "",
+              pass: null,
+            },
+            {
               measure: "capability_lookup over MCP HTTP, p99",
               figure: `${hs.p99.toFixed(3)} ms (${ratio(hs.p99 / ds.p99)} baseline)`,
               baseline: `${ds.p99.toFixed(3)} ms lookup over NATS`,
@@ -157,13 +181,15 @@ export const mcpScenario: Scenario = {
               pass: null,
             },
           ],
-          notes: [`${fmt(hs.count)} requests each way, one in flight; per-round p50s (ms, HTTP / session / NATS): ${p50s.map((p) => `${round(p.http, 3)} / ${round(p.session, 3)} / ${round(p.nats, 3)}`).join(", ")}`],
-          details: { shape, http: hs, session: ss, nats: ds, rounds: p50s },
+          notes: [`${fmt(hs.count)} requests each way, one in flight; per-round p50s (ms, HTTP / session / bare HTTP front / NATS): ${p50s.map((p) => `${round(p.http, 3)} / ${round(p.session, 3)} / ${round(p.bare, 3)} / ${round(p.nats, 3)}`).join(", ")}`],
+          details: { shape, http: hs, session: ss, bareFront: fs, nats: ds, rounds: p50s },
         };
       } finally {
         agent.destroy();
         sessionAgent.destroy();
+        bareAgent.destroy();
         await nc.close();
+        await bare.stop();
         await mcp.stop();
         await withSessions.stop();
       }
