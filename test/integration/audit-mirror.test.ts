@@ -51,7 +51,13 @@ async function streamLastSeq(): Promise<number> {
 /** Waits until the database holds the stream up to its last sequence, then compares them one to one. */
 async function expectMirrored(): Promise<void> {
   const last = await streamLastSeq();
-  await waitFor(async () => (await sql(db.url, "SELECT seq FROM audit_position"))[0]?.seq == last, { timeoutMs: 20_000, message: `mirrored through ${last}` });
+  try {
+    await waitFor(async () => (await sql(db.url, "SELECT seq FROM audit_position"))[0]?.seq == last, { timeoutMs: 20_000, message: `mirrored through ${last}` });
+  } catch (e) {
+    // A mirror that falls this far behind says why in its log (once seen in CI, unexplained).
+    const logs = running.map((a, i) => `mirror ${i}:\n${a.logs.slice(-15).map((l) => JSON.stringify(l)).join("\n")}`).join("\n");
+    throw new Error(`${(e as Error).message}\n${logs}`, { cause: e });
+  }
   const stored = await readStoredEvents(c.nc, stream);
   const rows = await mirroredRows(db.url);
   const gaps = await sql(db.url, "SELECT first_seq::int AS f, last_seq::int AS l FROM audit_gaps");
