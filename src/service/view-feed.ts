@@ -115,7 +115,12 @@ export class ViewFeed {
   async start(): Promise<void> {
     this.loadTarget = await this.deps.store.lastRevision();
     if (this.loadTarget === 0) this.markLoaded();
-    else this.recoverAfter = await this.recoveryPoint();
+    else {
+      // Nothing is served before the first load ends: the view need not derive events or
+      // update its indexes entry by entry meanwhile (RegistryView.beginQuietLoad).
+      this.deps.view.beginQuietLoad();
+      this.recoverAfter = await this.recoveryPoint();
+    }
     this.loop = this.run();
     const { log } = this.deps;
     this.checkTimer = guardedInterval(log, "view lag check", () => this.checkLag(), this.deps.checkIntervalMs ?? 3000);
@@ -310,6 +315,8 @@ export class ViewFeed {
       return;
     }
     const view = this.deps.view;
+    // The replay derives events, and the seeds must find the indexes as the load left them.
+    view.endQuietLoad();
     for (const e of plan.seeds) view.seed(e);
     view.noteRevision(after);
     if (plan.unrecoverable.length > 0) {
@@ -341,6 +348,7 @@ export class ViewFeed {
   }
 
   private markLoaded(): void {
+    this.deps.view.endQuietLoad();
     this.loadedAt = this.deps.view.revision;
     for (const w of this.loadedWaiters.splice(0)) w();
   }

@@ -436,3 +436,77 @@ describe("RegistryView.instanceCount: the tally the fleet gauges read", () => {
     expect(view.instanceCount("ready")).toBe(0);
   });
 });
+
+describe("RegistryView quiet load (a replica's initial load)", () => {
+  const TYPES = ["alpha", "beta", "gamma"];
+  const STATUSES = ["ready", "busy", "draining", "unhealthy"] as const;
+  /** One store write of the small fleet the property below draws from. */
+  const write = fc.oneof(
+    fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom(...TYPES), caps: fc.subarray(["x.run", "y.run", "z.run"], { minLength: 1 }) }),
+    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom(...TYPES), id: fc.constantFrom("i1", "i2", "i3"), status: fc.constantFrom(...STATUSES) }),
+    fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom(...TYPES), id: fc.constantFrom("i1", "i2", "i3") }),
+    fc.record({ kind: fc.constant("delete" as const), type: fc.constantFrom(...TYPES), id: fc.option(fc.constantFrom("i1", "i2"), { nil: undefined }) }),
+  );
+  type Write = typeof write extends fc.Arbitrary<infer W> ? W : never;
+  const entryOf = (w: Write, rev: number): StoreEntry => {
+    if (w.kind === "agent") return agentPut(rev, makeSpec(w.type, w.caps));
+    if (w.kind === "instance") return instPut(rev, w.type, w.id, { status: w.status as InstanceStatus });
+    if (w.kind === "gone") return gonePut(rev, w.type, w.id, "evicted", rev);
+    return del(w.id === undefined ? agentKey(w.type) : instanceKey(w.type, w.id), rev);
+  };
+  /** What a query could read: each type's status and instances, the ready providers, and what a listener was last told. */
+  const snapshot = (view: RegistryView, told: Map<string, string | undefined>) => ({
+    agents: TYPES.map((t) => {
+      const a = view.get(t);
+      return a && { status: a.status, instances: [...a.instances.values()].map((i) => `${i.instance_id}:${i.status}`).sort(), deregistered_at: a.deregistered_at };
+    }),
+    ready: ["x.run", "y.run", "z.run"].map((c) => view.readyProviders(c)),
+    told: TYPES.map((t) => told.get(t)),
+    revision: view.revision,
+  });
+  const listened = (view: RegistryView) => {
+    const told = new Map<string, string | undefined>();
+    view.addListener({ update: (t, a) => void told.set(t, a?.status) });
+    return told;
+  };
+
+  it("ends in the state, listener updates and later events that applying entry by entry gives", () => {
+    fc.assert(
+      fc.property(fc.array(write, { maxLength: 40 }), write, (history, next) => {
+        const entries = history.map((w, i) => entryOf(w, i + 1));
+        const clock = { now: () => 0 };
+        const plain = new RegistryView(clock);
+        const quiet = new RegistryView(clock);
+        const plainTold = listened(plain);
+        const quietTold = listened(quiet);
+        for (const e of entries) plain.apply(e);
+        quiet.beginQuietLoad();
+        for (const e of entries) expect(quiet.apply(e)).toEqual([]);
+        quiet.endQuietLoad();
+        expect(snapshot(quiet, quietTold)).toEqual(snapshot(plain, plainTold));
+        // After the load, the next write derives the same events from either.
+        const after = entryOf(next, entries.length + 1);
+        expect(quiet.apply(after)).toEqual(plain.apply(after));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("tells each touched agent type's listeners once, at the end, with its final state", () => {
+    const view = new RegistryView();
+    const seen: Array<[string, string | undefined]> = [];
+    view.addListener({ update: (t, a) => seen.push([t, a?.status]) });
+    view.beginQuietLoad();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    for (let i = 0; i < 10; i++) view.apply(instPut(2 + i, "alpha", `i${i}`, { status: i === 9 ? "draining" : "ready" }));
+    view.apply(agentPut(20, makeSpec("beta")));
+    view.apply(del(agentKey("beta"), 21));
+    expect(seen).toEqual([]);
+    view.endQuietLoad();
+    expect(seen.sort()).toEqual([["alpha", "ready"], ["beta", undefined]]);
+    expect(view.get("alpha")?.instances.size).toBe(10);
+    // Ending again, or without a load, changes nothing.
+    view.endQuietLoad();
+    expect(seen).toHaveLength(2);
+  });
+});
