@@ -17,6 +17,8 @@ import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TSX = ["--import", "tsx"];
+/** Node flags that write a V8 CPU profile of the process into `cpuProfDir`, when given. */
+const profFlags = (cpuProfDir: string | undefined): string[] => (cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []);
 
 export function natsBinary(): string {
   const binary = findNatsServerBinary();
@@ -59,7 +61,7 @@ export type RegistryOptions = {
 
 export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc> {
   const httpPort = await pickFreePort();
-  const prof = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  const prof = profFlags(opts.cpuProfDir);
   if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true });
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? SERVICE_NODE_FLAGS), opts.main ?? "bench/.build/dist/cli/main.js", "serve"], {
@@ -105,62 +107,44 @@ export async function startRegistry(opts: RegistryOptions): Promise<RegistryProc
 
 export type ResponderProc = { readonly pid: number; stop(): Promise<void> };
 
-/** The lookup baseline: a bare @nats-io/services endpoint replying with fixed bytes. */
-export async function startBareResponder(natsUrl: string, subject: string, body: string, cpuProfDir?: string): Promise<ResponderProc> {
-  const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const child = spawn(process.execPath, [...prof, ...TSX, "bench/lib/bare-responder.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl, BARE_SUBJECT: subject, BARE_BODY: body },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/**
+ * A helper process of 30 s to start at most, once a line of its output gives what `found`
+ * looks for (its URL, or just that it is ready); its output is in the error if it never does.
+ */
+async function startUntilFound(what: string, args: readonly string[], env: NodeJS.ProcessEnv, found: (line: string) => string | undefined): Promise<{ pid: number; found: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const logs = keepLines(child);
   const exited = exitOf(child);
   const deadline = performance.now() + 30_000;
-  while (!logs.includes("ready")) {
-    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`bare responder did not start:\n${logs.join("\n")}`);
+  let value: string | undefined;
+  while ((value = logs.map(found).find((v) => v !== undefined)) === undefined) {
+    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`${what} did not start:\n${logs.join("\n")}`);
     await sleep(20);
   }
-  return { pid: child.pid!, stop: () => terminate(child, exited, 5_000) };
+  return { pid: child.pid!, found: value, stop: () => terminate(child, exited, 5_000) };
+}
+
+/** The lookup baseline: a bare @nats-io/services endpoint replying with fixed bytes. */
+export async function startBareResponder(natsUrl: string, subject: string, body: string, cpuProfDir?: string): Promise<ResponderProc> {
+  const env = { NATS_URL: natsUrl, BARE_SUBJECT: subject, BARE_BODY: body };
+  const proc = await startUntilFound("bare responder", [...profFlags(cpuProfDir), ...TSX, "bench/lib/bare-responder.ts"], env, (l) => (l === "ready" ? l : undefined));
+  return { pid: proc.pid, stop: proc.stop };
 }
 
 export type McpProc = { readonly pid: number; readonly url: string; stop(): Promise<void> };
 
 /** The MCP benchmark's floor: bench/lib/bare-http-front.ts, an HTTP to NATS lookup front with no MCP. */
 export async function startBareHttpFront(natsUrl: string): Promise<McpProc> {
-  const child = spawn(process.execPath, [...TSX, "bench/lib/bare-http-front.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const logs = keepLines(child);
-  const exited = exitOf(child);
-  const deadline = performance.now() + 30_000;
-  let url: string | undefined;
-  while ((url = logs.map((l) => /^url (http:\S+)$/.exec(l)?.[1]).find(Boolean)) === undefined) {
-    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the bare HTTP front did not start:\n${logs.join("\n")}`);
-    await sleep(20);
-  }
-  return { pid: child.pid!, url, stop: () => terminate(child, exited, 5_000) };
+  const proc = await startUntilFound("the bare HTTP front", [...TSX, "bench/lib/bare-http-front.ts"], { NATS_URL: natsUrl }, (l) => /^url (http:\S+)$/.exec(l)?.[1]);
+  return { pid: proc.pid, url: proc.found, stop: proc.stop };
 }
 
 /** `agent-registry mcp --http-port 0` from the compiled tree, once its log says where it listens. */
 export async function startMcpHttp(natsUrl: string, cpuProfDir?: string, extraArgs: readonly string[] = []): Promise<McpProc> {
-  const prof = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
-  const child = spawn(process.execPath, [...prof, "bench/.build/dist/cli/main.js", "mcp", "--http-port", "0", "--nats", natsUrl, ...extraArgs], {
-    cwd: ROOT,
-    env: { ...process.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const logs = keepLines(child);
-  const exited = exitOf(child);
-  const deadline = performance.now() + 30_000;
-  let url: string | undefined;
-  while ((url = logs.map((l) => /"url":"(http:[^"]+)"/.exec(l)?.[1]).find(Boolean)) === undefined) {
-    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the MCP server did not start:\n${logs.join("\n")}`);
-    await sleep(20);
-  }
-  return { pid: child.pid!, url, stop: () => terminate(child, exited, 5_000) };
+  const args = [...profFlags(cpuProfDir), "bench/.build/dist/cli/main.js", "mcp", "--http-port", "0", "--nats", natsUrl, ...extraArgs];
+  const proc = await startUntilFound("the MCP server", args, {}, (l) => /"url":"(http:[^"]+)"/.exec(l)?.[1]);
+  return { pid: proc.pid, url: proc.found, stop: proc.stop };
 }
 
 export type LoadProc = {
