@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ErrorCode, RateLimitedError, RegistryError, invalidRequest, invalidSpec, limitExceeded, notFound } from "../domain/errors.js";
-import { checkQuotas, type Quotas } from "../domain/lifecycle/quotas.js";
+import { checkQuotas, nearQuota, type Quotas, type RegistrationFacts } from "../domain/lifecycle/quotas.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
@@ -141,10 +141,10 @@ export class Registrar {
     if (interval !== requested) warnings.push(`heartbeat_interval_ms ${requested} outside ${settings.minHeartbeatIntervalMs}..${settings.maxHeartbeatIntervalMs}; using ${interval}`);
     const status = msg.status ?? InstanceStatus.Ready;
     const metadata = msg.metadata ?? {};
-    const known = view.get(agentType);
     if (!opts.static) {
-      checkQuotas(
-        {
+      const facts = (): RegistrationFacts => {
+        const known = view.get(agentType);
+        return {
           metadataBytes: jsonBytes(metadata),
           newInstance: view.instance(agentType, instanceId) === undefined,
           instancesOfType: known?.instances.size ?? 0,
@@ -152,9 +152,17 @@ export class Registrar {
           typesOfTenant: view.typesOfTenant(spec.tenant_scope),
           agentType,
           tenant: spec.tenant_scope,
-        },
-        settings,
-      );
+        };
+      };
+      let counted = facts();
+      // Counted from the view, which may not have applied the writes just answered: near a
+      // limit, it first catches up with the store, so registrations sent one after the other
+      // stop exactly at it. Far from one, a lag of a few writes cannot matter.
+      if (nearQuota(counted, settings)) {
+        await this.deps.catchUp?.();
+        counted = facts();
+      }
+      checkQuotas(counted, settings);
     }
 
     let attempts = 0;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { ErrorCode, RegistryError } from "../../src/domain/errors.js";
-import { checkQuotas } from "../../src/domain/lifecycle/quotas.js";
+import { checkQuotas, nearQuota, QUOTA_MARGIN } from "../../src/domain/lifecycle/quotas.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { Registrar, type RegistrarSettings } from "../../src/service/registrar.js";
@@ -58,7 +58,35 @@ describe("checkQuotas", () => {
   });
 });
 
+describe("nearQuota", () => {
+  const facts = { metadataBytes: 0, newInstance: true, instancesOfType: 0, newType: true, typesOfTenant: 0, agentType: "a", tenant: null };
+  const wide = { maxMetadataBytes: 100, maxInstancesPerType: 1000, maxTypesPerTenant: 1000 };
+  it("is true only for a new instance or type within the margin of its limit", () => {
+    expect(nearQuota(facts, wide)).toBe(false);
+    expect(nearQuota({ ...facts, instancesOfType: 1000 - QUOTA_MARGIN - 1 }, wide)).toBe(false);
+    expect(nearQuota({ ...facts, instancesOfType: 1000 - QUOTA_MARGIN }, wide)).toBe(true);
+    expect(nearQuota({ ...facts, instancesOfType: 999, newInstance: false }, wide)).toBe(false);
+    expect(nearQuota({ ...facts, typesOfTenant: 1000 - QUOTA_MARGIN }, wide)).toBe(true);
+    expect(nearQuota({ ...facts, typesOfTenant: 999, newType: false }, wide)).toBe(false);
+  });
+});
+
 describe("Registrar quotas", () => {
+  it("stops exactly at a limit though the view has not applied the writes just answered", async () => {
+    // Replies come once a write is stored; this view applies writes only when caught up.
+    const store = new MemoryStore();
+    const view = new RegistryView();
+    const registrar = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => 1000 }, settings, catchUp: () => catchUp(store, view) });
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i1" });
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i2" });
+    const e = await rejection(RegistryError, registrar.register("alpha", { spec: spec("alpha"), instance_id: "i3" }));
+    expect(e.message).toMatch(/alpha already has 2 live instances/);
+    await registrar.register("b1", { spec: spec("b1", "acme"), instance_id: "i" });
+    await registrar.register("b2", { spec: spec("b2", "acme"), instance_id: "i" });
+    const t = await rejection(RegistryError, registrar.register("b3", { spec: spec("b3", "acme"), instance_id: "i" }));
+    expect(t.message).toMatch(/tenant acme already have 2 agent types/);
+  });
+
   it("refuses metadata over the limit with limit_exceeded and writes nothing", async () => {
     const { store, register } = await setup();
     const e = await rejection(RegistryError, register("alpha", "i1", { metadata: { blob: "x".repeat(200) } }));
