@@ -165,6 +165,10 @@ export class Registrar {
       checkQuotas(counted, settings);
     }
 
+    // Under policy reject, a spec this view does not hold yet is checked against the other
+    // types' capabilities as the store has them, not as a lagging view does.
+    if (settings.duplicateCapabilities === "reject" && !opts.static && view.get(agentType)?.spec !== spec) await this.deps.catchUp?.();
+
     let attempts = 0;
     let releaseSubject: string | null = null;
     let replaced = false;

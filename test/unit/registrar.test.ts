@@ -259,6 +259,15 @@ describe("Registrar.register", () => {
     expect((await registrar.register("beta", { spec: spec("beta", caps) })).agent_type).toBe("beta");
   });
 
+  it("under policy reject, checks capabilities against what the store holds, though the view has not applied the last write", async () => {
+    const caps = { capabilities: [{ name: "text.summarize", description: "", input_schema: {}, output_schema: {} }] };
+    const strict = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings: { ...settings, duplicateCapabilities: "reject" }, catchUp: () => catchUp(memory, view) });
+    await strict.register("alpha", { spec: spec("alpha", caps) });
+    const e = await rejection(strict.register("beta", { spec: spec("beta", caps) }));
+    expect(e.code).toBe("conflict");
+    expect(await memory.get(agentKey("beta"))).toBeNull();
+  });
+
   it("checks dependencies against what the store holds, though the view has not applied the last write", async () => {
     // Replies come once a write is stored; the view applies it later (here: only when caught up).
     const behind = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, catchUp: () => catchUp(memory, view) });
