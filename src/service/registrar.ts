@@ -78,8 +78,8 @@ export type RegistrarDeps = {
   /**
    * Brings the view up to the store's current revision (bounded wait). Called before a retry:
    * the rules that span instances (a rollback keeps the newer spec while an instance of it
-   * is live) read the view, and a lost race means the view was behind. Called before the
-   * dependency checks too, which read other types' specs from the view.
+   * is live) read the view, and a lost race means the view was behind. Called once before the
+   * checks that read other agent types (dependencies, count quotas near a limit, policy reject).
    */
   catchUp?: () => Promise<void>;
   /** Where a deliberate overwrite of a version's spec is reported (PROTOCOL.md section 9). */
@@ -131,7 +131,12 @@ export class Registrar {
     const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
-    if (spec.depends?.length) warnings.push(...(await this.checkDependencies(spec)));
+    // The checks that read other agent types from the view (dependencies, the count quotas,
+    // policy reject) first bring it up to the store: a write is answered before this replica's
+    // view has applied it. One catch-up serves them all.
+    let caughtUp: Promise<void> | undefined;
+    const catchUp = (): Promise<void> => (caughtUp ??= this.deps.catchUp?.() ?? Promise.resolve());
+    if (spec.depends?.length) warnings.push(...(await this.checkDependencies(spec, catchUp)));
     const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
     if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
       throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
@@ -159,7 +164,7 @@ export class Registrar {
       // limit, it first catches up with the store, so registrations sent one after the other
       // stop exactly at it. Far from one, a lag of a few writes cannot matter.
       if (nearQuota(counted, settings)) {
-        await this.deps.catchUp?.();
+        await catchUp();
         counted = facts();
       }
       checkQuotas(counted, settings);
@@ -167,7 +172,7 @@ export class Registrar {
 
     // Under policy reject, a spec this view does not hold yet is checked against the other
     // types' capabilities as the store has them, not as a lagging view does.
-    if (settings.duplicateCapabilities === "reject" && !opts.static && view.get(agentType)?.spec !== spec) await this.deps.catchUp?.();
+    if (settings.duplicateCapabilities === "reject" && !opts.static && view.get(agentType)?.spec !== spec) await catchUp();
 
     let attempts = 0;
     let releaseSubject: string | null = null;
@@ -326,8 +331,8 @@ export class Registrar {
    * Two replicas registering the halves at once can still both pass; the graph reports such a
    * cycle as an error.
    */
-  private async checkDependencies(spec: AgentSpec): Promise<string[]> {
-    await this.deps.catchUp?.();
+  private async checkDependencies(spec: AgentSpec, catchUp: () => Promise<void>): Promise<string[]> {
+    await catchUp();
     const cycle = findCycle(this.deps.view, spec);
     if (cycle) {
       const message = `closes the dependency cycle ${cycle.path.join(" -> ")}`;

@@ -268,6 +268,17 @@ describe("Registrar.register", () => {
     expect(await memory.get(agentKey("beta"))).toBeNull();
   });
 
+  it("catches up once for all the checks that read other agent types", async () => {
+    let catchUps = 0;
+    const strict = new Registrar({
+      store, view, checker: new InlineSchemaChecks(), clock: { now: () => t },
+      settings: { ...settings, duplicateCapabilities: "reject", maxInstancesPerType: 1 },
+      catchUp: () => (catchUps++, catchUp(memory, view)),
+    });
+    await strict.register("alpha", { spec: spec("alpha", { depends: [{ type: "agent", name: "beta", version: "1.0.0" }] }) });
+    expect(catchUps).toBe(1);
+  });
+
   it("checks dependencies against what the store holds, though the view has not applied the last write", async () => {
     // Replies come once a write is stored; the view applies it later (here: only when caught up).
     const behind = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, catchUp: () => catchUp(memory, view) });
