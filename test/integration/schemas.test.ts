@@ -179,8 +179,8 @@ describe("capability schemas with refs", () => {
     expect(reg.logs.some((l) => l.schema === "Fragile" && /missing from the store/.test(String(l.msg)))).toBe(true);
     await expect(sdk.check({ capability: "fragile.run", payload: "ab" })).rejects.toBeInstanceOf(UnavailableError);
     // Put back (a delete marker does not block the create), it resolves again.
-    await sdk.putSchema("Fragile", { version: "1.0.0", schema: { type: "string", minLength: 2 } });
-    expect((await sdk.check({ capability: "fragile.run", payload: "a" })).valid).toBe(false);
+    const put = await sdk.putSchema("Fragile", { version: "1.0.0", schema: { type: "string", minLength: 2 } });
+    expect((await sdk.check({ capability: "fragile.run", payload: "a" }, { minRevision: put.revision })).valid).toBe(false);
   });
 });
 
