@@ -74,7 +74,11 @@ export type RegisterReply = {
 };
 
 export type HeartbeatRequest = { status?: InstanceStatus; active_tasks?: number };
-export type HeartbeatReply = { status: InstanceStatus; revision: number };
+/**
+ * `last_heartbeat` (an addition, docs/protocol.md section 8): the answering replica's stamp of
+ * this heartbeat. Under memory liveness the stored record no longer carries it.
+ */
+export type HeartbeatReply = { status: InstanceStatus; revision: number; last_heartbeat?: string };
 
 export type DeregisterRequest = { reason?: string };
 export type DeregisterReply = {

@@ -17,6 +17,7 @@
  */
 import { StoreConflictError, type StoreEntry, type StoreHistory, type StoreWriter } from "../domain/ports.js";
 import { LEASE_KEY } from "../domain/view/records.js";
+import type { Liveness } from "../domain/lifecycle/liveness.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { guarded, guardedInterval } from "./guarded.js";
@@ -28,7 +29,7 @@ export class EvictorLease {
   private leaderSince = 0;
   private lastRenewed = 0;
   /** Last lease entry seen (by the watch or our own write) and when, on our clock. */
-  private seen: { revision: number; holder: string | null; at: number } | null = null;
+  private seen: { revision: number; holder: string | null; liveness: Liveness; at: number } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
   /** Last watermark known to this replica: it stays true, so a renewal may repeat it. */
@@ -49,6 +50,12 @@ export class EvictorLease {
        * synchronously when the lease value is built; see published_through above).
        */
       publishedThrough?: () => number | null;
+      /**
+       * How this replica keeps liveness (REGISTRY_LIVENESS), written into the lease value while
+       * it holds the lease: followers answer heartbeats from memory only under a holder that
+       * evicts with suspect marks (docs/architecture.md, "Migration and mixed versions").
+       */
+      liveness?: Liveness;
     },
   ) {}
 
@@ -65,6 +72,11 @@ export class EvictorLease {
     return this.seen?.holder ?? null;
   }
 
+  /** The current holder's liveness: "store" when nobody holds the lease or the holder's value does not say (an older registry). */
+  get holderLiveness(): Liveness {
+    return this.seen?.holder ? this.seen.liveness : "store";
+  }
+
   start(): void {
     const period = Math.max(50, Math.floor(this.deps.leaseMs / 3));
     this.timer = guardedInterval(this.deps.log, "lease tick", () => this.tick(), period);
@@ -74,8 +86,8 @@ export class EvictorLease {
   /** Lease entries from the bucket watch. */
   observe(entry: StoreEntry): void {
     if (this.seen && entry.revision <= this.seen.revision) return;
-    const holder = entry.operation === "PUT" ? this.decodeHolder(entry.value) : null;
-    this.seen = { revision: entry.revision, holder, at: this.deps.clock.now() };
+    const { holder, liveness } = entry.operation === "PUT" ? this.decodeValue(entry.value) : { holder: null, liveness: "store" as const };
+    this.seen = { revision: entry.revision, holder, liveness, at: this.deps.clock.now() };
     if (this.leader && holder !== this.deps.holder) this.stepDown(`lease taken by ${holder ?? "nobody"}`);
   }
 
@@ -124,7 +136,7 @@ export class EvictorLease {
     const expected = this.seen && this.seen.holder !== null ? this.seen.revision : 0;
     try {
       const revision = await this.write(expected);
-      this.seen = { revision, holder: this.deps.holder, at: now };
+      this.seen = { revision, holder: this.deps.holder, liveness: this.ownLiveness, at: now };
       this.leader = true;
       this.leaderSince = now;
       this.lastRenewed = now;
@@ -138,7 +150,7 @@ export class EvictorLease {
   private async renew(now: number): Promise<void> {
     try {
       const revision = await this.write(this.seen?.revision ?? 0);
-      this.seen = { revision, holder: this.deps.holder, at: now };
+      this.seen = { revision, holder: this.deps.holder, liveness: this.ownLiveness, at: now };
       this.lastRenewed = now;
     } catch (e) {
       if (e instanceof StoreConflictError) this.stepDown("lost the lease to another replica");
@@ -160,6 +172,7 @@ export class EvictorLease {
     this.noteWatermark();
     const record: LeaseRecord = { holder: this.deps.holder, renewed_at: this.deps.clock.now() };
     if (this.watermark !== null) record.published_through = this.watermark;
+    if (this.ownLiveness === "memory") record.liveness = "memory";
     return this.deps.store.write(LEASE_KEY, this.encoder.encode(JSON.stringify(record)), expectedRevision);
   }
 
@@ -169,17 +182,21 @@ export class EvictorLease {
     if (now !== null) this.watermark = now;
   }
 
-  private decodeHolder(bytes: Uint8Array): string | null {
+  private get ownLiveness(): Liveness {
+    return this.deps.liveness ?? "store";
+  }
+
+  private decodeValue(bytes: Uint8Array): { holder: string | null; liveness: Liveness } {
     try {
-      const v = JSON.parse(this.decoder.decode(bytes)) as { holder?: unknown };
-      return typeof v.holder === "string" ? v.holder : null;
+      const v = JSON.parse(this.decoder.decode(bytes)) as { holder?: unknown; liveness?: unknown };
+      return { holder: typeof v.holder === "string" ? v.holder : null, liveness: v.liveness === "memory" ? "memory" : "store" };
     } catch {
-      return null;
+      return { holder: null, liveness: "store" };
     }
   }
 }
 
-type LeaseRecord = { holder: string; renewed_at: number; published_through?: number };
+type LeaseRecord = { holder: string; renewed_at: number; published_through?: number; liveness?: Liveness };
 
 /**
  * The highest `published_through` among the lease values the bucket keeps (its history holds

@@ -1,16 +1,20 @@
 /**
  * Evicts instances whose deadline passed (domain/liveness.ts), on the replica that holds the
  * evictor lease. Every time it compares is on one clock, the one its view stamps `observed_at`
- * with (main.ts passes the same clock to both): never another replica's `last_heartbeat`. An eviction is a compare-and-set of the instance's tombstone against the
- * revision the view saw: a heartbeat that lands first makes it fail, so an instance is never
- * evicted after it heartbeated, and two replicas can never both evict it. Evictions run with
- * bounded concurrency so a mass expiry stays within the 1 s lateness target.
+ * with (main.ts passes the same clock to both): never another replica's `last_heartbeat`. An
+ * eviction is a compare-and-set of the instance's tombstone against the revision the view saw:
+ * a heartbeat that lands first makes it fail, so an instance is never evicted after it
+ * heartbeated, and two replicas can never both evict it. Under memory liveness
+ * (REGISTRY_LIVENESS=memory) heartbeats write nothing, so a suspect mark written first
+ * (planMemoryLiveness) is the write the tombstone expects, and a heartbeat to a marked
+ * instance is written to clear it. Evictions run with bounded concurrency so a mass expiry
+ * stays within the 1 s lateness target.
  * It also sweeps what outlived the retention period: tombstones and deregistered agent types,
  * and with them the nats_subject claims (claim-sweep.ts).
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, RemovalReason } from "../domain/view/records.js";
-import { evictionDeadline, planEvictionsWithNext, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
+import { agentKey, encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
+import { evictionDeadline, lateIntervals, planEvictionsWithNext, planMemoryLiveness, type Liveness, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
 import { AgentStatus, type InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
@@ -23,6 +27,11 @@ const CONCURRENCY = 64;
 /** The wall clock moving this much more or less than the monotonic one between two ticks is a step (NTP, a VM resumed). */
 const CLOCK_STEP_MS = 1000;
 const SWEEP_EVERY_MS = 30_000;
+/**
+ * A mark written is not re-written for this long while the view has not applied it yet: a
+ * view lagging longer only costs a mark write that fails its compare-and-set.
+ */
+const MARK_PENDING_MS = 1000;
 /** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
 const SWEEP_SLICE = 500;
 
@@ -37,6 +46,8 @@ export function stallThresholdMs(leaseMs: number, tickMs: number): number {
 
 export type EvictorHooks = {
   onEvicted?: (instance: InstanceState, latenessMs: number) => void;
+  /** Memory liveness: a suspect mark was stored. */
+  onMarked?: (instance: InstanceState) => void;
   /** The evictor found it had not run for `stallMs`, or the wall clock stepped: grace restarted. */
   onStall?: (detail: { monotonicGapMs: number; wallGapMs: number }) => void;
   onSelfPreservation?: (active: boolean, detail: { overdue: number; live: number; ratio: number }) => void;
@@ -57,6 +68,8 @@ export class Evictor {
   /** Wall and monotonic time of the last tick, to spot a stall or a step of the wall clock. */
   private lastTick: { wall: number; monotonic: number } | null = null;
   private readonly monotonic: () => number;
+  /** Memory liveness: marks written and when, until the view applies them (MARK_PENDING_MS). */
+  private readonly marksPending = new Map<string, number>();
 
   constructor(
     private readonly deps: {
@@ -69,6 +82,12 @@ export class Evictor {
       retentionMs: number;
       /** A gap between two ticks longer than this (monotonic) is a stall (stallThresholdMs in production). */
       stallMs: number;
+      /**
+       * "memory": heartbeats are answered from memory, so the evictor marks a late instance
+       * suspect and evicts only one whose mark it has held for the lead (planMemoryLiveness).
+       * "store" (the default): every heartbeat is a write, which arbitrates by itself.
+       */
+      liveness?: Liveness;
       /** Monotonic milliseconds; performance.now() unless a test drives it. */
       monotonic?: () => number;
       hooks?: EvictorHooks;
@@ -84,6 +103,7 @@ export class Evictor {
     this.graceStart = graceStart;
     this.nextCheck = -Infinity;
     this.lastTick = null;
+    this.marksPending.clear();
     this.lastSweep = this.deps.clock.now();
     this.timer = guardedInterval(this.deps.log, "eviction tick", () => this.tick(), this.deps.tickMs);
   }
@@ -169,8 +189,12 @@ export class Evictor {
       // tick (docs/performance.md). It runs only once something can be due: at the earliest
       // deadline the last pass saw, or earlier if a write brought an instance closer.
       const changed = this.deps.view.takeInstanceChanges();
-      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
-      if (now >= this.nextCheck) {
+      const memory = this.deps.liveness === "memory";
+      // Under memory liveness an instance can need a mark (at `late`) before its deadline.
+      const firstStep = memory ? lateIntervals(this.deps.policy.missedHeartbeats) : this.deps.policy.missedHeartbeats;
+      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + firstStep * changed.minIntervalMs);
+      if (memory && now >= this.nextCheck) await this.memoryPass(now);
+      else if (now >= this.nextCheck) {
         const plan = planEvictionsWithNext(this.liveInstances(), now, this.graceStart, this.deps.policy);
         const overdue = plan.due.length;
         // While any is due (held back by self-preservation, or its eviction failed), look every tick.
@@ -195,6 +219,67 @@ export class Evictor {
     }
   }
 
+  /** One pass under memory liveness: marks for the late, tombstones for the marked and due. */
+  private async memoryPass(now: number): Promise<void> {
+    for (const [k, at] of this.marksPending) if (now - at >= MARK_PENDING_MS) this.marksPending.delete(k);
+    const plan = planMemoryLiveness(this.liveInstances(), now, this.graceStart, this.deps.policy, this.deps.tickMs);
+    const toMark = plan.mark.filter((i) => !this.marksPending.has(key(i)));
+    // While any mark is pending or anything is due, look every tick.
+    this.nextCheck = plan.mark.length > 0 || plan.due.length > 0 ? now : plan.next;
+    const wasPreserving = this.preserving;
+    this.setPreserving(plan.paused, { overdue: plan.due.length + plan.mark.length, live: plan.live, ratio: plan.ratio });
+    if (wasPreserving && !plan.paused) {
+      this.graceStart = now;
+      return;
+    }
+    if (plan.paused || (toMark.length === 0 && plan.due.length === 0)) return;
+    await this.runBounded([...plan.due.map((i) => ({ i, evict: true })), ...toMark.map((i) => ({ i, evict: false }))], (op) => (op.evict ? this.evict(op.i, now) : this.mark(op.i, now)));
+  }
+
+  /**
+   * A suspect mark, compare-and-set on the revision the view holds: a heartbeat written
+   * meanwhile (a status change, a clear) makes it fail, and the next pass judges again.
+   */
+  private async mark(instance: InstanceState, now: number): Promise<void> {
+    await this.writeInstance(instance, "suspect mark", encodeRecord(markedInstanceRecord(instance, now)), () => {
+      this.marksPending.set(key(instance), now);
+      this.deps.hooks?.onMarked?.(instance);
+      this.deps.log.debug({ agent_type: instance.agent_type, instance_id: instance.instance_id }, "marked suspect");
+    });
+  }
+
+  /**
+   * A compare-and-set of the instance's key against the revision this pass judged, with the
+   * instance in flight meanwhile. A lost race (a heartbeat, or another replica, got there
+   * first) is left to the next pass; a store that failed restarts the grace window.
+   */
+  private async writeInstance(instance: InstanceState, what: string, record: Uint8Array, then: () => void): Promise<void> {
+    const k = key(instance);
+    this.inFlight.add(k);
+    try {
+      await this.deps.store.write(instanceKey(instance.agent_type, instance.instance_id), record, instance.revision);
+      then();
+    } catch (e) {
+      if (!(e instanceof StoreConflictError)) {
+        this.storeUnavailable(this.deps.clock.now());
+        this.deps.log.warn({ err: e, instance: k }, `${what} write failed`);
+      }
+    } finally {
+      this.inFlight.delete(k);
+    }
+  }
+
+  /** Runs `op` over copies of the instances not already in flight, CONCURRENCY at a time. */
+  private async runBounded<T extends { i: InstanceState }>(ops: T[], op: (o: T) => Promise<void>): Promise<void> {
+    // Copies: the view updates a live instance in place, and a compare-and-set must expect
+    // the revision this pass judged, not one written meanwhile.
+    const queue = ops.filter((o) => !this.inFlight.has(key(o.i))).map((o) => ({ ...o, i: { ...o.i } }));
+    const worker = async (): Promise<void> => {
+      for (let next = queue.shift(); next; next = queue.shift()) await op(next);
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+  }
+
   /** Every live instance. An array, not a generator: a pass over 100,000 took half the time. */
   private liveInstances(): InstanceState[] {
     const all: InstanceState[] = [];
@@ -203,41 +288,27 @@ export class Evictor {
   }
 
   private async evictAll(due: InstanceState[], now: number): Promise<void> {
-    // Copies: the view updates a live instance in place, and the compare-and-set below must
-    // expect the revision this pass judged overdue, not one a heartbeat wrote meanwhile.
-    const queue = due.filter((i) => !this.inFlight.has(key(i))).map((i) => ({ ...i }));
-    const worker = async (): Promise<void> => {
-      for (let next = queue.shift(); next; next = queue.shift()) await this.evict(next, now);
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    await this.runBounded(
+      due.map((i) => ({ i })),
+      (o) => this.evict(o.i, now),
+    );
   }
 
   private async evict(instance: InstanceState, now: number): Promise<void> {
-    const k = key(instance);
-    this.inFlight.add(k);
-    try {
-      const record = encodeRecord({
-        kind: "gone",
-        version: instance.version,
-        reason: RemovalReason.Evicted,
-        at: now,
-        registered_at: instance.registered_at,
-        last_heartbeat: instance.last_heartbeat,
-      });
-      await this.deps.store.write(instanceKey(instance.agent_type, instance.instance_id), record, instance.revision);
+    const record = encodeRecord({
+      kind: "gone",
+      version: instance.version,
+      reason: RemovalReason.Evicted,
+      at: now,
+      registered_at: instance.registered_at,
+      last_heartbeat: instance.last_heartbeat,
+    });
+    await this.writeInstance(instance, "eviction", record, () => {
       const deadline = evictionDeadline(instance, this.graceStart, this.deps.policy) ?? now;
       const lateness = this.deps.clock.now() - deadline;
       this.deps.hooks?.onEvicted?.(instance, lateness);
       this.deps.log.info({ agent_type: instance.agent_type, instance_id: instance.instance_id, lateness_ms: lateness }, "evicted");
-    } catch (e) {
-      // A heartbeat (or another replica) got there first; the next pass looks again.
-      if (!(e instanceof StoreConflictError)) {
-        this.storeUnavailable(this.deps.clock.now());
-        this.deps.log.warn({ err: e, instance: k }, "eviction write failed");
-      }
-    } finally {
-      this.inFlight.delete(k);
-    }
+    });
   }
 
   /** Removes tombstones and deregistered agent types older than the retention period. */

@@ -25,9 +25,13 @@ export class HeartbeatCoalescer<R> {
     return this.slots.size;
   }
 
+  /** Whether a write of the instance is in flight. */
+  writing(agentType: string, instanceId: string): boolean {
+    return this.slots.size > 0 && this.slots.has(slotKey(agentType, instanceId));
+  }
+
   heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<R> {
-    // Agent types have no NUL, so the key is unambiguous.
-    const key = `${agentType}\u0000${instanceId}`;
+    const key = slotKey(agentType, instanceId);
     const slot = this.slots.get(key);
     if (slot === undefined) {
       const own: Slot<R> = { next: null };
@@ -70,3 +74,6 @@ export class HeartbeatCoalescer<R> {
     );
   }
 }
+
+/** Agent types have no NUL, so the key is unambiguous. */
+const slotKey = (agentType: string, instanceId: string): string => `${agentType}\u0000${instanceId}`;

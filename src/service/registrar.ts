@@ -24,13 +24,14 @@ import {
   instanceKey,
   RemovalReason,
 } from "../domain/view/records.js";
+import { isSuspect, lateIntervals } from "../domain/lifecycle/liveness.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
 import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../domain/spec/validation.js";
 import { dependencyWarnings, findCycle } from "../domain/graph/dependency-checks.js";
 import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
-import type { RegisterReply } from "../protocol/messages.js";
+import type { HeartbeatReply, RegisterReply } from "../protocol/messages.js";
 import type { Logger } from "./logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
@@ -73,6 +74,12 @@ export type RegistrarDeps = {
   specBudget?: TypeBudgets;
   /** Told of each status change held back by the per-instance bound (a metric). */
   onStatusHeld?: () => void;
+  /**
+   * Memory liveness (docs/architecture.md, "Scale"): while `enabled()`, a heartbeat that changes
+   * nothing durable is answered from the view without a write, and `heard` tells the other
+   * replicas (service/heard-fanout.ts). Absent: every heartbeat is written.
+   */
+  memoryLiveness?: { enabled(): boolean; heard(agentType: string, instanceId: string, activeTasks: number | undefined): void };
   /** Told when a write or read could not reach the store (a heartbeat may have been lost). */
   onUnavailable?: () => void;
   /**
@@ -98,7 +105,7 @@ export type DeregisterReply = { agent_type: string; instance_id: string | null; 
 
 export class Registrar {
   /** Overlapping heartbeats of one instance become one write at a time (heartbeat-coalescer.ts). */
-  private readonly beats: HeartbeatCoalescer<{ status: InstanceStatus; revision: number }>;
+  private readonly beats: HeartbeatCoalescer<HeartbeatReply>;
 
   /** At most so many stored status changes per instance per second (status-damper.ts). */
   private readonly damper: StatusDamper;
@@ -106,7 +113,11 @@ export class Registrar {
   /** Which register body each type's stored spec was admitted from: the same body again is not admitted again. */
   private readonly admitted = new AdmittedSpecs();
 
+  /** Intervals of silence after which a heartbeat is written rather than answered from memory. */
+  private readonly lateAfter: number;
+
   constructor(private readonly deps: RegistrarDeps) {
+    this.lateAfter = lateIntervals(deps.settings.missedHeartbeats);
     this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg));
     const perSecond = deps.settings.statusChangesPerSecond ?? 0;
     this.damper = new StatusDamper({
@@ -224,12 +235,36 @@ export class Registrar {
     };
   }
 
-  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<{ status: InstanceStatus; revision: number }> {
-    return this.beats.heartbeat(agentType, instanceId, msg);
+  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<HeartbeatReply> {
+    const answered = this.answerFromMemory(agentType, instanceId, msg);
+    return answered ? Promise.resolve(answered) : this.beats.heartbeat(agentType, instanceId, msg);
   }
 
-  private async writeHeartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<{ status: InstanceStatus; revision: number }> {
+  /**
+   * Memory liveness: the heartbeat recorded in the view, with no write, when it changes nothing
+   * durable and no eviction can be racing it; null when it must be written. Written instead:
+   * an instance this view does not hold (the store says whether it exists), a status change, a
+   * write of the instance in flight (the heartbeat joins it), a suspect mark (the write clears
+   * it, and its compare-and-set settles the race with the evictor's tombstone), or an instance
+   * this replica has not heard for `late` intervals (a mark may be on its way here).
+   */
+  private answerFromMemory(agentType: string, instanceId: string, msg: HeartbeatMessage): HeartbeatReply | null {
+    const memory = this.deps.memoryLiveness;
+    if (memory === undefined || !memory.enabled()) return null;
+    const live = this.deps.view.get(agentType)?.instances.get(instanceId);
+    if (live === undefined || live.instance_id === STATIC_INSTANCE_ID) return null;
+    if ((msg.status !== undefined && msg.status !== live.status) || isSuspect(live)) return null;
+    if (this.beats.writing(agentType, instanceId)) return null;
+    const now = this.deps.clock.now();
+    if (now - live.observed_at >= this.lateAfter * live.heartbeat_interval_ms) return null;
+    this.deps.view.heard(agentType, instanceId, now, msg.active_tasks);
+    memory.heard(agentType, instanceId, msg.active_tasks);
+    return { status: live.status, revision: live.revision, last_heartbeat: new Date(now).toISOString() };
+  }
+
+  private async writeHeartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<HeartbeatReply> {
     let status: InstanceStatus = InstanceStatus.Ready;
+    let stamp = 0;
     try {
       let stored: InstanceStatus | undefined;
       const revision = await this.withRetries(agentType, instanceId, async (current) => {
@@ -237,10 +272,11 @@ export class Registrar {
         const wanted = stored === undefined ? msg.status : this.damper.admit(agentType, instanceId, stored, msg.status);
         const plan = planHeartbeat(agentType, instanceId, current.instance, { status: wanted, activeTasks: msg.active_tasks }, this.deps.clock.now());
         status = plan.record.status;
+        stamp = plan.record.last_heartbeat;
         return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
       });
       if (stored !== undefined && status !== stored) this.damper.changed(agentType, instanceId);
-      return { status, revision };
+      return { status, revision, last_heartbeat: new Date(stamp).toISOString() };
     } catch (e) {
       // Only other replicas' writes of the same instance can still race a heartbeat here: a
       // busy key, not the agent's fault, so `unavailable` (retry) rather than `conflict`.

@@ -308,7 +308,8 @@ describe("Registrar.heartbeat and deregister", () => {
   it("stamps the registry clock and applies status and active_tasks", async () => {
     t += 2000;
     const r = await registrar.heartbeat("alpha", "i1", { status: "draining", active_tasks: 3 });
-    expect(r).toEqual({ status: "draining", revision: await memory.lastRevision() });
+    // The reply carries the stamp it stored, on the registry's clock.
+    expect(r).toEqual({ status: "draining", revision: await memory.lastRevision(), last_heartbeat: new Date(t).toISOString() });
     expect(await instanceRecord("alpha", "i1")).toMatchObject({ last_heartbeat: t, status: "draining", active_tasks: 3 });
   });
 

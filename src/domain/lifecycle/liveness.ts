@@ -79,7 +79,7 @@ export function planEvictionsWithNext(
   let live = 0;
   let late = 0;
   let next = Infinity;
-  const lateAfter = Math.max(1, Math.min(LATE_INTERVALS, policy.missedHeartbeats - 1));
+  const lateAfter = lateIntervals(policy.missedHeartbeats);
   for (const instance of instances) {
     const deadline = evictionDeadline(instance, graceStart, policy);
     if (deadline === null) continue;
@@ -93,4 +93,66 @@ export function planEvictionsWithNext(
   // Paused only while something is due: lateness alone holds nothing back and raises no alert.
   const paused = policy.selfPreservationRatio > 0 && live >= 10 && due.length > 0 && ratio > policy.selfPreservationRatio;
   return { due: due.map((d) => d.instance), live, paused, ratio, next };
+}
+
+/** Intervals of silence after which an instance is late (and, under memory liveness, marked). */
+export function lateIntervals(missedHeartbeats: number): number {
+  return Math.max(1, Math.min(LATE_INTERVALS, missedHeartbeats - 1));
+}
+
+/** How heartbeats are kept: each a stored write, or answered from memory with suspect marks (REGISTRY_LIVENESS). */
+export type Liveness = "store" | "memory";
+
+/** Whether the instance carries a suspect mark (memory liveness). */
+export const isSuspect = (i: Pick<InstanceState, "suspect_since">): boolean => i.suspect_since !== undefined && i.suspect_since !== null;
+
+export type MemoryLivenessPlan = EvictionPlan & {
+  /** Late instances without a suspect mark: the evictor marks them. */
+  readonly mark: InstanceState[];
+  /** The earliest time something can be marked or fall due (Infinity when nothing can). */
+  readonly next: number;
+};
+
+/**
+ * Memory liveness (docs/architecture.md, "Suspect marks"): heartbeats answered from memory
+ * write nothing, so a stored write no longer arbitrates between a heartbeat and an eviction;
+ * a suspect mark does. An instance late on this clock is marked first; at its deadline it is
+ * due only if this view has held the mark for the lead, `window - late x interval`, so that
+ * any replica answering the instance meanwhile has seen the mark and cleared it with a write
+ * (whose compare-and-set then beats the tombstone's). The deadline itself is the same as under
+ * store liveness (evictionDeadline), so eviction is never earlier; it is later by at most how
+ * late the mark was applied. Self-preservation holds marks back along with evictions.
+ * `markAheadMs` is the caller's pass period (see the mark below).
+ */
+export function planMemoryLiveness(instances: Iterable<InstanceState>, now: number, graceStart: number, policy: LivenessPolicy, markAheadMs = 0): MemoryLivenessPlan {
+  const mark: InstanceState[] = [];
+  const due: Array<{ instance: InstanceState; at: number }> = [];
+  let live = 0;
+  let late = 0;
+  let next = Infinity;
+  const lateAfter = lateIntervals(policy.missedHeartbeats);
+  const leadIntervals = policy.missedHeartbeats - lateAfter;
+  for (const instance of instances) {
+    if (instance.instance_id === STATIC_INSTANCE_ID) continue;
+    live++;
+    const interval = instance.heartbeat_interval_ms;
+    const base = Math.max(instance.observed_at, graceStart);
+    const lateAt = base + lateAfter * interval;
+    if (lateAt <= now) late++;
+    if (!isSuspect(instance)) {
+      // Marked up to one pass early (at most a quarter interval): a mark written one pass after
+      // `late` would push the eviction one pass past the deadline, through the lead.
+      const markAt = lateAt - Math.min(markAheadMs, 0.25 * interval);
+      if (markAt <= now) mark.push(instance);
+      else if (markAt < next) next = markAt;
+      continue;
+    }
+    const at = Math.max(base + policy.missedHeartbeats * interval, (instance.mark_seen_at ?? 0) + leadIntervals * interval);
+    if (at <= now) due.push({ instance, at });
+    else if (at < next) next = at;
+  }
+  due.sort((a, b) => a.at - b.at);
+  const ratio = live === 0 ? 0 : late / live;
+  const paused = policy.selfPreservationRatio > 0 && live >= 10 && (due.length > 0 || mark.length > 0) && ratio > policy.selfPreservationRatio;
+  return { mark, due: due.map((d) => d.instance), live, paused, ratio, next };
 }

@@ -38,6 +38,14 @@ export type InstanceState = {
    * machines' clocks (domain/lifecycle/liveness.ts).
    */
   readonly observed_at: number;
+  /**
+   * Memory liveness (docs/architecture.md, "Suspect marks"): the evicting replica's stamp of the
+   * suspect mark the stored record carries, or null (absent on instances built outside the
+   * view). Applying a mark is not hearing the instance: `observed_at` stays.
+   */
+  readonly suspect_since?: number | null;
+  /** When this replica's view applied that mark, on its own clock (0 when unmarked). */
+  readonly mark_seen_at?: number;
 };
 
 export type AgentState = {

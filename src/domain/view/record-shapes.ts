@@ -120,6 +120,7 @@ const liveInstance: ShapeOf<LiveInstanceRecord> = {
   metadata: recordOf(string),
   spec_changed: boolean,
   replaced: optional(boolean),
+  suspect_since: optional(number),
 };
 
 const goneInstance: ShapeOf<GoneInstanceRecord> = {

@@ -5,7 +5,7 @@
  * reported, never cast into the view (issue 14).
  */
 import type { AgentSpec } from "../spec/spec.js";
-import type { InstanceStatus } from "./model.js";
+import type { InstanceState, InstanceStatus } from "./model.js";
 import { RemovalReason } from "../../protocol/states.js";
 import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../../protocol/ids.js";
 import { checkAgentRecord, checkGoneInstance, checkLiveInstance } from "./record-shapes.js";
@@ -84,6 +84,12 @@ export type LiveInstanceRecord = {
    * registries before v1.1 leave it out: absent reads as false.
    */
   readonly replaced?: boolean;
+  /**
+   * A suspect mark (memory liveness): the evicting replica found the instance late and stamped
+   * this on its own clock. Only the evictor writes it; any other write of the record leaves it
+   * out, which clears it. Older registries ignore it.
+   */
+  readonly suspect_since?: number;
 };
 
 /**
@@ -107,7 +113,7 @@ export type InstanceRecord = LiveInstanceRecord | GoneInstanceRecord;
  * object (`replaced`, a register's flag, is left out): every heartbeat makes one, and objects of a single shape are what V8 serializes
  * and stores fastest (a spread copy of a rest object was 7% of the heartbeat's allocations).
  */
-export function liveInstanceRecord(r: Omit<LiveInstanceRecord, "kind" | "replaced">): LiveInstanceRecord {
+export function liveInstanceRecord(r: Omit<LiveInstanceRecord, "kind" | "replaced" | "suspect_since">): LiveInstanceRecord {
   return {
     kind: "instance",
     version: r.version,
@@ -119,6 +125,25 @@ export function liveInstanceRecord(r: Omit<LiveInstanceRecord, "kind" | "replace
     metadata: r.metadata,
     spec_changed: r.spec_changed,
   };
+}
+
+/** The live record of an instance as a view holds it (no register flags, no mark). */
+export function recordOfInstance(i: InstanceState): LiveInstanceRecord {
+  return liveInstanceRecord({
+    version: i.version,
+    status: i.status,
+    registered_at: i.registered_at,
+    last_heartbeat: i.last_heartbeat,
+    heartbeat_interval_ms: i.heartbeat_interval_ms,
+    active_tasks: i.active_tasks,
+    metadata: i.metadata,
+    spec_changed: false,
+  });
+}
+
+/** The record the evictor writes to mark an instance suspect: what its view holds, plus the mark. */
+export function markedInstanceRecord(i: InstanceState, at: number): LiveInstanceRecord {
+  return { ...recordOfInstance(i), suspect_since: at };
 }
 
 const encoder = new TextEncoder();

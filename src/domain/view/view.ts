@@ -9,7 +9,7 @@
 import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
 import {
   agentKey,
-  liveInstanceRecord,
+  recordOfInstance,
   parseKey,
   readAgentRecord,
   readInstanceRecord,
@@ -17,7 +17,7 @@ import {
   type AgentRecord,
 } from "./records.js";
 import { checkKeyTokens } from "./record-shapes.js";
-import { AgentStatus, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "./model.js";
+import { AgentStatus, STATIC_INSTANCE_ID, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "./model.js";
 import type { DerivedEvent, StoreEvent } from "./events.js";
 import type { Current } from "../lifecycle/registration.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
@@ -169,6 +169,22 @@ export class RegistryView {
     return this.agents.get(agentType)?.instances.get(instanceId) ?? this.orphans.get(agentType)?.get(instanceId);
   }
 
+  /**
+   * Memory liveness: this replica answered the instance's heartbeat without a write, or a peer
+   * said it did (service/heard-fanout.ts). `at` is on this replica's clock. Only moves a
+   * deadline later, so the evictor need not be told. False when the view holds no such live
+   * instance (a peer's entry for one this replica has not applied yet is dropped: applying its
+   * registration will count as hearing it).
+   */
+  heard(agentType: string, instanceId: string, at: number, activeTasks: number | undefined): boolean {
+    const live = this.instance(agentType, instanceId) as Mutable<InstanceState> | undefined;
+    if (live === undefined) return false;
+    if (at > live.observed_at) live.observed_at = at;
+    if (at > live.last_heartbeat && live.instance_id !== STATIC_INSTANCE_ID) live.last_heartbeat = at;
+    if (activeTasks !== undefined) live.active_tasks = activeTasks;
+    return true;
+  }
+
   /** Tombstones (instances that left) of an agent type, for the retention sweep. */
   tombstones(agentType: string): ReadonlyMap<string, Tombstone> {
     return this.agents.get(agentType)?.gone ?? this.orphanTombstones.get(agentType) ?? EMPTY_MAP;
@@ -185,19 +201,7 @@ export class RegistryView {
     const agent = a ? { record: agentRecordOf(a), revision: a.revision } : null;
     if (instanceId === null) return { agent, instance: null };
     const live = this.instance(agentType, instanceId);
-    if (live) {
-      const record = liveInstanceRecord({
-        version: live.version,
-        status: live.status,
-        registered_at: live.registered_at,
-        last_heartbeat: live.last_heartbeat,
-        heartbeat_interval_ms: live.heartbeat_interval_ms,
-        active_tasks: live.active_tasks,
-        metadata: live.metadata,
-        spec_changed: false,
-      });
-      return { agent, instance: { record, revision: live.revision } };
-    }
+    if (live) return { agent, instance: { record: recordOfInstance(live), revision: live.revision } };
     const gone = this.tombstones(agentType).get(instanceId);
     if (gone) {
       return {
@@ -417,6 +421,7 @@ export class RegistryView {
       // an instance across an await takes a copy (the evictor does). A new instance keeps its
       // agent's string rather than the one cut from this entry's key, which would keep the
       // whole key alive.
+      const heardBefore = previous?.last_heartbeat ?? 0;
       const next = (previous ?? { agent_type: agent?.agent_type ?? agentType, instance_id: detached(instanceId) }) as Mutable<InstanceState>;
       if (next.version !== record.version) next.version = record.version;
       next.status = sharedStatus(record.status);
@@ -426,10 +431,26 @@ export class RegistryView {
       next.active_tasks = record.active_tasks;
       next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
       next.revision = entry.revision;
-      // A register or heartbeat reached this replica now: on its own clock, never on the
-      // stamp of the replica that took it (issue 14: a replica 10 s behind got live instances
-      // evicted). An entry applied again (a resumed watch) never gets here: see apply().
-      next.observed_at = this.clock.now();
+      const now = this.clock.now();
+      if (record.suspect_since === undefined || previous === undefined) {
+        // A register or heartbeat reached this replica now: on its own clock, never on the
+        // stamp of the replica that took it (issue 14: a replica 10 s behind got live instances
+        // evicted). An entry applied again (a resumed watch) never gets here: see apply().
+        // A write that leaves a mark out clears it, and is a hearing like any other.
+        next.observed_at = now;
+      } else {
+        // A suspect mark says the evictor did not hear the instance: it must not count as
+        // hearing it here. Its last heartbeat as this replica heard it may be newer than the
+        // evictor's copy.
+        if (heardBefore > record.last_heartbeat) next.last_heartbeat = heardBefore;
+      }
+      if (record.suspect_since === undefined) {
+        next.suspect_since = null;
+        next.mark_seen_at = 0;
+      } else if (next.suspect_since !== record.suspect_since) {
+        next.suspect_since = record.suspect_since;
+        next.mark_seen_at = now;
+      }
       if (previous === undefined) instances.set(next.instance_id, next);
       this.changes.note(next);
       gone.delete(instanceId);

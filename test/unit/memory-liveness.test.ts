@@ -1,0 +1,302 @@
+/**
+ * Memory liveness (docs/architecture.md, "Scale: heartbeats held in memory"): heartbeats
+ * answered from the view, suspect marks as the arbiter between a heartbeat and an eviction.
+ * One registry, a memory store and a manual clock: every interleaving of a heartbeat and the
+ * evictor's writes is driven by hand.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
+import { RegistryError } from "../../src/domain/errors.js";
+import { planMemoryLiveness, type LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
+import type { InstanceState } from "../../src/domain/view/model.js";
+import { decodeInstanceRecord, encodeRecord, instanceKey, markedInstanceRecord } from "../../src/domain/view/records.js";
+import { RegistryView } from "../../src/domain/view/view.js";
+import { Evictor } from "../../src/service/evictor.js";
+import { silentLogger } from "../../src/service/logger.js";
+import { Registrar } from "../../src/service/registrar.js";
+import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
+import { catchUp, registrarSettings } from "./fixtures.js";
+
+const POLICY: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 };
+/** Interval 1 s, three missed: late (marked) after 1.5 s, evicted at 3 s. */
+const INTERVAL = 1000;
+
+let t: number;
+let store: MemoryStore;
+let view: RegistryView;
+let registrar: Registrar;
+let evictor: Evictor;
+let memoryOn: boolean;
+let told: Array<{ id: string; tasks: number | undefined }>;
+let evicted: string[];
+let marked: string[];
+
+const spec = {
+  agent_type: "alpha",
+  version: "1.0.0",
+  description: "alpha agent",
+  owner_team: "team",
+  capabilities: [{ name: "alpha.run", description: "runs", input_schema: {}, output_schema: {} }],
+  nats_subject: "tasks.alpha",
+  consumer_group: "alpha",
+};
+
+beforeEach(() => {
+  t = 0;
+  store = new MemoryStore();
+  store.now = () => t;
+  view = new RegistryView({ now: () => t });
+  memoryOn = true;
+  told = [];
+  evicted = [];
+  marked = [];
+  registrar = new Registrar({
+    store,
+    view,
+    checker: new InlineSchemaChecks(),
+    clock: { now: () => t },
+    settings: registrarSettings({ minHeartbeatIntervalMs: 100 }),
+    catchUp: () => catchUp(store, view),
+    memoryLiveness: { enabled: () => memoryOn, heard: (_type, id, tasks) => told.push({ id, tasks }) },
+  });
+  evictor = new Evictor({
+    store,
+    view,
+    clock: { now: () => t },
+    log: silentLogger,
+    policy: POLICY,
+    tickMs: 3_600_000,
+    retentionMs: 3_600_000,
+    stallMs: Number.POSITIVE_INFINITY,
+    // Monotonic time runs with the manual clock: no step of the wall clock is seen.
+    monotonic: () => t,
+    liveness: "memory",
+    hooks: { onEvicted: (i) => evicted.push(i.instance_id), onMarked: (i) => marked.push(i.instance_id) },
+  });
+});
+
+async function register(id: string): Promise<void> {
+  await registrar.register("alpha", { spec, instance_id: id, heartbeat_interval_ms: INTERVAL });
+  await catchUp(store, view);
+}
+
+async function stored(id: string) {
+  const e = await store.get(instanceKey("alpha", id));
+  return e && e.operation === "PUT" ? decodeInstanceRecord(e.value) : null;
+}
+
+/** Moves the clock, applies what was written, runs one evictor pass and applies what it wrote. */
+async function at(ms: number): Promise<void> {
+  t = ms;
+  await catchUp(store, view);
+  await evictor.tick();
+  await catchUp(store, view);
+}
+
+describe("heartbeats answered from memory", () => {
+  it("writes nothing for a heartbeat that changes nothing durable, and tells the other replicas", async () => {
+    await register("a");
+    const before = await store.lastRevision();
+    t = 500;
+    const reply = await registrar.heartbeat("alpha", "a", { status: "ready", active_tasks: 3 });
+    expect(reply.status).toBe("ready");
+    expect(await store.lastRevision()).toBe(before);
+    expect(told).toEqual([{ id: "a", tasks: 3 }]);
+    const live = view.instance("alpha", "a")!;
+    expect(live.observed_at).toBe(500);
+    expect(live.active_tasks).toBe(3);
+    expect(live.last_heartbeat).toBe(500);
+  });
+
+  it("writes a status change, and every heartbeat while memory liveness is off", async () => {
+    await register("a");
+    const before = await store.lastRevision();
+    t = 100;
+    await registrar.heartbeat("alpha", "a", { status: "draining" });
+    expect(await store.lastRevision()).toBe(before + 1);
+    expect(await stored("a")).toMatchObject({ status: "draining" });
+    await catchUp(store, view);
+    memoryOn = false;
+    t = 200;
+    await registrar.heartbeat("alpha", "a", {});
+    expect(await store.lastRevision()).toBe(before + 2);
+    expect(told).toEqual([]);
+  });
+
+  it("writes the heartbeat of an instance it has not heard for 1.5 intervals (a mark may be on its way)", async () => {
+    await register("a");
+    const before = await store.lastRevision();
+    t = 1499;
+    await registrar.heartbeat("alpha", "a", {});
+    expect(await store.lastRevision()).toBe(before);
+    t = 1499 + 1500;
+    await registrar.heartbeat("alpha", "a", {});
+    expect(await store.lastRevision()).toBe(before + 1);
+  });
+
+  it("answers unknown_instance for an instance the store does not hold", async () => {
+    await register("a");
+    await expect(registrar.heartbeat("alpha", "nobody", {})).rejects.toMatchObject({ code: "unknown_instance" });
+  });
+});
+
+describe("suspect marks", () => {
+  it("marks a silent instance at 1.5 intervals (a pass early) without counting it heard, and evicts it at its deadline", async () => {
+    await register("a");
+    evictor.start(0);
+    // Late at 1,500; marked up to one pass (at most a quarter interval, 250 ms) before, so
+    // that a pass's delay in writing the mark does not delay the eviction through the lead.
+    await at(1249);
+    expect(marked).toEqual([]);
+    await at(1250);
+    expect(marked).toEqual(["a"]);
+    expect(await stored("a")).toMatchObject({ kind: "instance", status: "ready", suspect_since: 1250 });
+    const live = view.instance("alpha", "a")!;
+    expect(live).toMatchObject({ observed_at: 0, suspect_since: 1250, mark_seen_at: 1250 });
+    await at(2999);
+    expect(evicted).toEqual([]);
+    await at(3000);
+    expect(evicted).toEqual(["a"]);
+    expect(await stored("a")).toMatchObject({ kind: "gone", reason: "evicted" });
+  });
+
+  it("waits the lead after the mark was applied: a mark seen late pushes the eviction back, never forward", async () => {
+    await register("a");
+    evictor.start(0);
+    t = 1500;
+    await evictor.tick();
+    // The view applies the mark only at 2,500: the eviction waits until 2,500 + 1.5 intervals.
+    t = 2500;
+    await catchUp(store, view);
+    await at(3000);
+    expect(evicted).toEqual([]);
+    await at(3999);
+    expect(evicted).toEqual([]);
+    await at(4000);
+    expect(evicted).toEqual(["a"]);
+  });
+
+  it("writes a mark once while the view has not applied it", async () => {
+    await register("a");
+    evictor.start(0);
+    t = 1500;
+    await evictor.tick();
+    const after = await store.lastRevision();
+    t = 1750;
+    await evictor.tick();
+    expect(await store.lastRevision()).toBe(after);
+    expect(marked).toEqual(["a"]);
+  });
+
+  it("keeps an instance heard from memory: no mark, no write, no eviction", async () => {
+    await register("a");
+    evictor.start(0);
+    const before = await store.lastRevision();
+    for (let ms = 1000; ms <= 10_000; ms += 1000) {
+      t = ms;
+      await registrar.heartbeat("alpha", "a", {});
+      await at(ms + 10);
+    }
+    expect(marked).toEqual([]);
+    expect(evicted).toEqual([]);
+    expect(await store.lastRevision()).toBe(before);
+  });
+
+  it("a heartbeat to a marked instance writes a clear, which counts as hearing it and wins against the tombstone", async () => {
+    await register("a");
+    evictor.start(0);
+    await at(1500);
+    const mark = await store.get(instanceKey("alpha", "a"));
+    t = 2900;
+    await registrar.heartbeat("alpha", "a", {});
+    const cleared = await stored("a");
+    expect(cleared).toMatchObject({ kind: "instance", last_heartbeat: 2900 });
+    expect(cleared).not.toHaveProperty("suspect_since");
+    expect((await store.get(instanceKey("alpha", "a")))!.revision).toBeGreaterThan(mark!.revision);
+    // The evictor judged before the clear was applied: its tombstone expects the mark's revision and fails.
+    t = 3000;
+    await evictor.tick();
+    expect(evicted).toEqual([]);
+    await catchUp(store, view);
+    expect(view.instance("alpha", "a")).toMatchObject({ suspect_since: null, mark_seen_at: 0, observed_at: 3000 });
+    await at(4400);
+    expect(evicted).toEqual([]);
+  });
+
+  it("a heartbeat that comes after the tombstone is told unknown_instance", async () => {
+    await register("a");
+    evictor.start(0);
+    await at(1500);
+    t = 3000;
+    await evictor.tick();
+    expect(evicted).toEqual(["a"]);
+    // The view has not applied the tombstone: it still holds the mark, so the heartbeat is
+    // written, its compare-and-set fails, and the store's copy says the instance is gone.
+    t = 3010;
+    const err = await registrar.heartbeat("alpha", "a", {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RegistryError);
+    expect(err).toMatchObject({ code: "unknown_instance" });
+  });
+
+  it("a view applying a mark keeps the last heartbeat it heard, newer than the evictor's copy", async () => {
+    await register("a");
+    t = 1000;
+    view.heard("alpha", "a", 1000, undefined);
+    const live = view.instance("alpha", "a")!;
+    const current = await store.get(instanceKey("alpha", "a"));
+    await store.write(instanceKey("alpha", "a"), encodeRecord(markedInstanceRecord({ ...live, last_heartbeat: 0 }, 1200)), current!.revision);
+    t = 1300;
+    await catchUp(store, view);
+    expect(view.instance("alpha", "a")).toMatchObject({ last_heartbeat: 1000, observed_at: 1000, suspect_since: 1200, mark_seen_at: 1300 });
+    expect(view.heard("alpha", "nobody", 1300, undefined)).toBe(false);
+  });
+});
+
+describe("planMemoryLiveness", () => {
+  const inst = (id: string, extra: Partial<InstanceState> = {}): InstanceState => ({
+    agent_type: "alpha",
+    instance_id: id,
+    version: "1.0.0",
+    status: "ready",
+    registered_at: 0,
+    last_heartbeat: 0,
+    heartbeat_interval_ms: INTERVAL,
+    active_tasks: 0,
+    metadata: {},
+    revision: 1,
+    observed_at: 0,
+    suspect_since: null,
+    mark_seen_at: 0,
+    ...extra,
+  });
+
+  it("counts marks and deadlines from the grace start, and never marks the static entry", () => {
+    const plan = planMemoryLiveness([inst("a"), inst("static")], 1600, 1000, POLICY);
+    expect(plan.mark).toEqual([]);
+    expect(plan.next).toBe(2500);
+    expect(plan.live).toBe(1);
+  });
+
+  it("says when the next mark or eviction can come", () => {
+    const plan = planMemoryLiveness([inst("a", { observed_at: 500 }), inst("b", { suspect_since: 1500, mark_seen_at: 1800 })], 1600, 0, POLICY);
+    expect(plan.mark).toEqual([]);
+    expect(plan.due).toEqual([]);
+    // a is late at 2,000; b is due at max(3,000, 1,800 + 1,500).
+    expect(plan.next).toBe(2000);
+    expect(planMemoryLiveness([inst("b", { suspect_since: 1500, mark_seen_at: 1800 })], 3000, 0, POLICY).next).toBe(3300);
+  });
+
+  it("marks up to one pass early, never more than a quarter interval", () => {
+    expect(planMemoryLiveness([inst("a")], 1250, 0, POLICY, 250).mark).toHaveLength(1);
+    expect(planMemoryLiveness([inst("a")], 1249, 0, POLICY, 250)).toMatchObject({ mark: [], next: 1250 });
+    // A 100 ms interval is late at 150 ms: marked at 125, not at once.
+    expect(planMemoryLiveness([inst("a", { heartbeat_interval_ms: 100 })], 0, 0, POLICY, 250)).toMatchObject({ mark: [], next: 125 });
+  });
+
+  it("holds marks back with evictions under self-preservation", () => {
+    const fleet = Array.from({ length: 20 }, (_, i) => inst(`i${i}`, { observed_at: i < 15 ? 0 : 1400 }));
+    const plan = planMemoryLiveness(fleet, 1500, 0, { missedHeartbeats: 3, selfPreservationRatio: 0.5 });
+    expect(plan.mark).toHaveLength(15);
+    expect(plan.paused).toBe(true);
+  });
+});
