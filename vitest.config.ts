@@ -13,6 +13,22 @@ export default defineConfig({
         extends: true,
         test: { name: "fault", include: ["test/fault/**/*.test.ts"], fileParallelism: false, testTimeout: 120_000, sequence: { groupOrder: 2 } },
       },
+      {
+        // The liveness fault tests again under REGISTRY_LIVENESS=memory (heartbeats answered from
+        // memory, suspect marks): every guarantee must hold in both modes. Replica processes
+        // inherit the variable; in-process replicas read it through test/harness/registry.ts.
+        extends: true,
+        test: {
+          name: "fault-memory",
+          include: ["test/fault/**/*.test.ts"],
+          // Those that set their mode themselves, or do not test liveness.
+          exclude: ["test/fault/heartbeat-race.test.ts", "test/fault/fanout-loss.test.ts", "test/fault/audit-faults.test.ts"],
+          env: { REGISTRY_LIVENESS: "memory" },
+          fileParallelism: false,
+          testTimeout: 120_000,
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

@@ -50,6 +50,8 @@ export const CONFIG_VARIABLES = [
   { key: "maxDepth", env: "REGISTRY_MAX_DEPTH", flag: "max-depth", default: 64, doc: "deepest JSON nesting accepted in a request" },
   { key: "duplicateCapabilities", env: "REGISTRY_DUPLICATE_CAPABILITIES", flag: "duplicate-capabilities", default: "allow", doc: "allow or reject a capability already provided by another agent type" },
   { key: "subjectPolicy", env: "REGISTRY_SUBJECT_POLICY", flag: "subject-policy", default: undefined, doc: "template every nats_subject must follow, {agent_type} standing for the registering type (e.g. agent.tasks.{agent_type}; a trailing .> also allows subjects under it); unset: any subject" },
+  { key: "liveness", env: "REGISTRY_LIVENESS", flag: "liveness", default: "store", doc: "store: every heartbeat is a stored write; memory: heartbeats are answered from memory and told to the other replicas, the store written only when something durable changes (docs/architecture.md, \"Scale\"; needs publish and subscribe on <prefix>._replica.>)" },
+  { key: "fanoutPeriodMs", env: "REGISTRY_FANOUT_PERIOD_MS", flag: "fanout-period-ms", default: 20, doc: "memory liveness: how long a replica gathers the heartbeats it answered before telling the others in one message (1..10000); longer only makes deadlines later, and costs marks and clears once it nears 1.5 heartbeat intervals" },
   { key: "leaseMs", env: "REGISTRY_LEASE_MS", flag: "lease-ms", default: 5000, doc: "evictor lease: a replica that stops renewing loses eviction duty after this long" },
   { key: "evictionTickMs", env: "REGISTRY_EVICTION_TICK_MS", flag: "eviction-tick-ms", default: 250, doc: "how often the evicting replica checks deadlines" },
   { key: "selfPreservationRatio", env: "REGISTRY_SELF_PRESERVATION_RATIO", flag: "self-preservation-ratio", default: 0, doc: "pause evictions when more than this share of live instances would go in one window (0 = off)" },
@@ -119,6 +121,8 @@ export const configSchema = z.object({
   subjectPolicy: optionalString.refine((p) => p === undefined || subjectPolicyProblem(p) === null, {
     error: (issue) => subjectPolicyProblem(String(issue.input)) ?? "invalid subject policy",
   }),
+  liveness: z.enum(["store", "memory"]).default("store"),
+  fanoutPeriodMs: int(1, 10_000).default(20),
   leaseMs: int(200).default(5000),
   evictionTickMs: int(10, 10000).default(250),
   selfPreservationRatio: z.coerce.number().min(0).max(1).default(0),

@@ -113,6 +113,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     steps.serveAgentDocuments(ctx, useCases);
     serveUi(ctx, nats);
     await steps.awaitSchemaWorkers(ctx, schemas);
+    await steps.startFanout(ctx, useCases);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.loadRegistryFile(ctx, useCases);
     await steps.serveMcp(ctx, nats);

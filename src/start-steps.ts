@@ -36,6 +36,7 @@ import type { Logger } from "./service/logger.js";
 import type { TeardownStack } from "./teardown-stack.js";
 import { LEASE_KEY } from "./domain/view/records.js";
 import { RegistryClient } from "./client/registry-client.js";
+import { HeardFanout, natsHeardBus } from "./service/heard-fanout.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -71,7 +72,17 @@ export type RuntimeStatus = {
 export type ConnectionEvents = { onDown: Array<() => void>; onReconnect: Array<() => void> };
 export type Nats = { nc: NatsConnection; events: ConnectionEvents };
 export type Stores = { store: KvStore; events: EventStream };
-export type UseCases = { feed: ViewFeed; registrar: Registrar; schemas: SchemaRegistrar; queries: QueryService; evictor: Evictor; lease: EvictorLease; fileWarnings: FileWarnings };
+export type UseCases = {
+  feed: ViewFeed;
+  registrar: Registrar;
+  schemas: SchemaRegistrar;
+  queries: QueryService;
+  evictor: Evictor;
+  lease: EvictorLease;
+  fileWarnings: FileWarnings;
+  /** REGISTRY_LIVENESS=memory: tells the other replicas which heartbeats this one answered from memory. */
+  fanout: HeardFanout | null;
+};
 
 /** The schema checks, and a promise that resolves once a worker thread is ready to compile. */
 export type SchemaChecksStep = { readonly checker: SchemaChecks; readonly warmed: Promise<void> };
@@ -185,8 +196,10 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     tickMs: config.evictionTickMs,
     retentionMs: config.retentionMs,
     stallMs: stallThresholdMs(config.leaseMs, config.evictionTickMs),
+    liveness: config.liveness,
     hooks: {
       onEvicted: () => metrics.evictions.inc(),
+      onMarked: () => metrics.suspectMarks.inc(),
       onStall: () => metrics.evictorStalls.inc(),
       onSelfPreservation: (active, detail) => {
         metrics.selfPreservationActive.set(active ? 1 : 0);
@@ -200,6 +213,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     log: root.child({ component: "lease" }),
     holder: ctx.replicaName,
     leaseMs: config.leaseMs,
+    liveness: config.liveness,
     // Only once loaded: before, the view has not applied (nor enqueued the events of) the store.
     publishedThrough: () => (feed.loaded ? publisher.storedThrough(view.revision) : null),
     listener: {
@@ -249,11 +263,34 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
         () => undefined,
         () => undefined,
       );
+  const fanout =
+    config.liveness === "memory"
+      ? new HeardFanout({
+          bus: natsHeardBus(nats.nc, root.child({ component: "fanout" })),
+          subjectRoot: ctx.subjects.replicaHeard,
+          replica: ctx.replicaName,
+          periodMs: config.fanoutPeriodMs,
+          log: root.child({ component: "fanout" }),
+          // On this replica's clock, as every deadline: a peer's entry carries no time.
+          onHeard: (agentType, instanceId, activeTasks) => void view.heard(agentType, instanceId, clock.now(), activeTasks),
+          onBatchesLost: (n) => metrics.heardBatchesLost.inc(n),
+        })
+      : null;
   const registrar = new Registrar({
     store,
     view,
     checker,
     clock,
+    memoryLiveness: fanout
+      ? {
+          // Only under a holder that evicts with suspect marks (an older one hears store writes only), and once the fan-out is proven.
+          enabled: () => fanout.started && lease.holderLiveness === "memory",
+          heard: (agentType, instanceId, activeTasks) => {
+            metrics.heartbeatsFromMemory.inc();
+            fanout.note(agentType, instanceId, activeTasks);
+          },
+        }
+      : undefined,
     settings: { ...config, heartbeatSubject: ctx.subjects.heartbeat },
     onConflict: () => metrics.storeConflicts.inc(),
     onStatusHeld: () => metrics.statusChangesHeld.inc(),
@@ -271,12 +308,28 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
     onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
   });
-  nats.events.onDown.push(() => evictor.disconnected());
+  nats.events.onDown.push(() => {
+    evictor.disconnected();
+    fanout?.disconnected();
+  });
   nats.events.onReconnect.push(() => {
     evictor.reconnected(clock.now());
+    fanout?.reconnected();
     feed.restart("reconnected");
   });
-  return { feed, registrar, schemas, queries, evictor, lease, fileWarnings };
+  return { feed, registrar, schemas, queries, evictor, lease, fileWarnings, fanout };
+}
+
+/**
+ * REGISTRY_LIVENESS=memory: the fan-out must carry this replica's own probe before the
+ * endpoints open. Without its permission every follower would write a mark and a clear for
+ * each heartbeat the evictor never hears of; failing the start says so at once.
+ */
+export async function startFanout(ctx: StartContext, { fanout }: UseCases): Promise<void> {
+  if (!fanout) return;
+  await untilAborted(fanout.start(), ctx.signal);
+  ctx.teardown.defer("stopping the heard fan-out", () => fanout.stop());
+  ctx.log.info({ subject: fanout.ownSubject }, "memory liveness: heartbeats answered from memory, the heard fan-out is up");
 }
 
 export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<void> {

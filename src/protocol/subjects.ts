@@ -41,6 +41,11 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     storedEvents: [
       ...new Set(STORED_EVENT_TYPES.map((t) => (t.startsWith(`${EVENT_TYPE_ROOT}.alert.`) ? `${prefix}.alert.>` : `${eventRoot(t)}.>`))),
     ],
+    /**
+     * Reserved for replicas, outside the client protocol: memory liveness's heard fan-out,
+     * `<prefix>._replica.heard.<replica>` (docs/architecture.md, "Scale").
+     */
+    replicaHeard: `${prefix}._replica.heard`,
     /** Every event, stored or not (heartbeats are core NATS only). */
     allEvents: [`${prefix}.agent.>`, `${prefix}.capability.>`, `${prefix}.alert.>`],
   };

@@ -44,6 +44,8 @@ export function testConfig(natsUrl: string, overrides: ConfigInput = {}) {
     bucket: `reg-${process.pid}-${bucketSeq}`,
     eventsStream: `EV_${process.pid}_${bucketSeq}`,
     prefix: `t${process.pid}x${bucketSeq}.registry`,
+    // The fault-memory project (vitest.config.ts) runs the same tests under memory liveness.
+    ...(process.env["REGISTRY_LIVENESS"] === "memory" ? { liveness: "memory" as const } : {}),
     ...overrides,
   });
 }

@@ -1,6 +1,8 @@
 /**
  * Liveness through a real server: three missed heartbeats evict, within 1 s of the deadline,
- * exactly once even with two replicas, and never an instance that keeps heartbeating.
+ * exactly once even with two replicas, and never an instance that keeps heartbeating. Under
+ * both REGISTRY_LIVENESS modes: every heartbeat written, or answered from memory with
+ * suspect marks before evictions (docs/architecture.md, "Scale").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
@@ -13,9 +15,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-describe("eviction", () => {
+describe.each(["store", "memory"] as const)("eviction, liveness %s", (liveness) => {
   it("evicts after three missed intervals, within 1 s of the deadline, and spares a heartbeating agent", async () => {
-    await using reg = await startRegistry(server.url);
+    await using reg = await startRegistry(server.url, { liveness });
     const c = await RawClient.connect(server.url, configOf(reg).prefix);
     try {
       await waitFor(() => reg.isEvictor, { message: "single replica becomes the evictor" });
@@ -49,7 +51,7 @@ describe("eviction", () => {
   });
 
   it("two replicas evict each silent instance exactly once", async () => {
-    const config = testConfig(server.url);
+    const config = testConfig(server.url, { liveness });
     await using a = await startRegistry(server.url, {}, config);
     await using b = await startRegistry(server.url, {}, { ...config, replicaName: "replica-b" });
     const c = await RawClient.connect(server.url, config.prefix);

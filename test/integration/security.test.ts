@@ -165,6 +165,21 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     await expect(jetstreamManager(agent.nc)).rejects.toThrow();
   });
 
+  it("lets only the registry publish the heard fan-out of memory liveness: no other role can forge liveness", async () => {
+    const fanout = `${S.replicaHeard}.replica-1`;
+    const before = spySeen.length;
+    registry.nc.publish(fanout, "v1 1\n");
+    await until("the registry's fan-out batch", () => spySeen.slice(before).includes(fanout));
+    expect(registry.violations).toEqual([]);
+    const forged = `${S.replicaHeard}.forged`;
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    await expectPublishRefused(agent, spySeen, forged, S.heartbeat("code-reviewer", "i-1"));
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    await expectPublishRefused(coordinator, spySeen, forged, S.query("lookup"));
+    const operator = await connectAs("operator", "_INBOX_operator");
+    await expectPublishRefused(operator, spySeen, forged, S.query("lookup"));
+  });
+
   it("stops a coordinator from registering or heartbeating, but answers its queries", async () => {
     const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
     const reply = await coordinator.nc.request(S.query("lookup"), "{}", { timeout: 2_000 });

@@ -64,6 +64,21 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Instances evicted by this replica for missed heartbeats",
       registers,
     }),
+    suspectMarks: new Counter({
+      name: "agent_registry_suspect_marks_total",
+      help: "Memory liveness: suspect marks this replica stored, as the evicting one, for instances it had not heard for 1.5 intervals (a live instance's next heartbeat clears its mark)",
+      registers,
+    }),
+    heartbeatsFromMemory: new Counter({
+      name: "agent_registry_heartbeats_from_memory_total",
+      help: "Memory liveness: heartbeats this replica answered without a store write",
+      registers,
+    }),
+    heardBatchesLost: new Counter({
+      name: "agent_registry_heard_batches_lost_total",
+      help: "Memory liveness: batches of the heard fan-out from other replicas that never arrived (gaps in their sequence); each can turn live instances into a suspect mark and a clear",
+      registers,
+    }),
     evictorStalls: new Counter({
       name: "agent_registry_evictor_stalls_total",
       help: "Times the evicting replica found it had not run for max(lease period, 4 eviction ticks), or its wall clock stepped, and gave every instance a new window",
