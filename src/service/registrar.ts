@@ -292,7 +292,14 @@ export class Registrar {
       const plan = planRemoval(agentType, instanceId, current.instance, reason, this.deps.clock.now());
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
     });
-    return { agent_type: agentType, instance_id: instanceId, agent_removed: this.liveOthers(agentType, instanceId) === 0, revision };
+    let others = this.liveOthers(agentType, instanceId);
+    if (others === 0 && this.deps.catchUp) {
+      // The view may not yet hold another instance whose registration was already answered
+      // (CI saw agent_removed true with one live); only a "none left" answer is worth the wait.
+      await this.deps.catchUp();
+      others = this.liveOthers(agentType, instanceId);
+    }
+    return { agent_type: agentType, instance_id: instanceId, agent_removed: others === 0, revision };
   }
 
   /** Operator action: every live instance of the type leaves with reason `operator`. */

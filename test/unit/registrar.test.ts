@@ -346,6 +346,20 @@ describe("Registrar.heartbeat and deregister", () => {
     expect((await registrar.deregisterInstance("alpha", "i2")).agent_removed).toBe(false);
   });
 
+  it("does not say the type is gone while its view lags a registration already answered", async () => {
+    await catchUp(memory, view);
+    await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i2" });
+    let caughtUp = 0;
+    const r = new Registrar({ store, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, catchUp: async () => { caughtUp++; await catchUp(memory, view); } });
+    expect((await r.deregisterInstance("alpha", "i1")).agent_removed).toBe(false);
+    expect(caughtUp).toBe(1);
+    // With another live instance in the view, no wait.
+    await r.register("alpha", { spec: spec("alpha"), instance_id: "i3" });
+    await catchUp(memory, view);
+    expect((await r.deregisterInstance("alpha", "i2")).agent_removed).toBe(false);
+    expect(caughtUp).toBe(1);
+  });
+
   it("registers again over a tombstone", async () => {
     await registrar.deregisterInstance("alpha", "i1");
     await catchUp(memory, view);
