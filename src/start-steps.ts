@@ -174,7 +174,7 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
     log: ctx.root.child({ component: "events" }),
     now: () => ctx.clock.now(),
     replica: ctx.replicaName,
-    announce: ctx.config.heartbeatEvents ? (subject, event) => nc.publish(subject, JSON.stringify(event)) : undefined,
+    announce: ctx.config.heartbeatEvents ? (subject, json) => nc.publish(subject, json) : undefined,
     hooks: { onPublished: () => metrics.eventsPublished.inc(), onFailure: () => metrics.eventPublishFailures.inc() },
   });
   publisher.start();

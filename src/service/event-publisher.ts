@@ -11,7 +11,7 @@
  */
 import type { StoreEvent, CloudEvent } from "../domain/view/events.js";
 import { eventId, storeEventToCloudEvent } from "../domain/view/events.js";
-import { EventType, toCloudEvent, type HeartbeatData, type SelfPreservationData } from "../protocol/events.js";
+import { EventType, heartbeatEventJson, toCloudEvent, type HeartbeatData, type SelfPreservationData } from "../protocol/events.js";
 import type { InstanceStatus } from "../protocol/states.js";
 import type { Subjects } from "../protocol/subjects.js";
 import type { Logger } from "./logger.js";
@@ -56,8 +56,8 @@ export class EventPublisher {
       subjects: Pick<Subjects, "event" | "alert">;
       log: Logger;
       now: () => number;
-      /** Publishes on core NATS (heartbeat events); absent: heartbeat events are off. */
-      announce?: (subject: string, event: CloudEvent) => void;
+      /** Publishes an event's JSON on core NATS (heartbeat events); absent: heartbeat events are off. */
+      announce?: (subject: string, json: string) => void;
       /** This replica's name: alerts' ids are built from it, as no store revision caused them. */
       replica?: string;
       hooks?: PublisherHooks;
@@ -69,8 +69,7 @@ export class EventPublisher {
     if (!this.deps.announce) return;
     const now = this.deps.now();
     const data: HeartbeatData = { agent_type: agentType, instance_id: instanceId, status, active_tasks: activeTasks ?? null };
-    const event = toCloudEvent(EventType.AgentHeartbeat, `hb-${agentType}-${instanceId}-${now}`, agentType, data, now);
-    this.deps.announce(this.deps.subjects.event(EventType.AgentHeartbeat, agentType), event);
+    this.deps.announce(this.deps.subjects.event(EventType.AgentHeartbeat, agentType), heartbeatEventJson(`hb-${agentType}-${instanceId}-${now}`, data, now));
   }
 
   /** The self-preservation alert, stored; a failure is logged (the metric still says it). */

@@ -32,6 +32,7 @@ import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.j
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { HeartbeatReply, RegisterReply } from "../protocol/messages.js";
+import { isoTime } from "../protocol/iso-time.js";
 import type { Logger } from "./logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
@@ -124,7 +125,13 @@ export class Registrar {
       windowMs: perSecond > 0 ? 1000 / perSecond : 0,
       clock: deps.clock,
       // A held change is written as a heartbeat carrying it; if the instance left meanwhile, so did the need.
-      flush: (agentType, instanceId, status) => void this.heartbeat(agentType, instanceId, { status }).catch(() => undefined),
+      flush: (agentType, instanceId, status) => {
+        try {
+          void Promise.resolve(this.heartbeat(agentType, instanceId, { status })).catch(() => undefined);
+        } catch {
+          // As a rejection: the agent's next heartbeat carries its status again.
+        }
+      },
       onHeld: deps.onStatusHeld,
     });
   }
@@ -235,9 +242,12 @@ export class Registrar {
     };
   }
 
-  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<HeartbeatReply> {
-    const answered = this.answerFromMemory(agentType, instanceId, msg);
-    return answered ? Promise.resolve(answered) : this.beats.heartbeat(agentType, instanceId, msg);
+  /**
+   * The reply itself when memory liveness answers (no promise: this is the hot path at a
+   * million instances), else a promise of the written heartbeat's reply.
+   */
+  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): HeartbeatReply | Promise<HeartbeatReply> {
+    return this.answerFromMemory(agentType, instanceId, msg) ?? this.beats.heartbeat(agentType, instanceId, msg);
   }
 
   /**
@@ -259,7 +269,7 @@ export class Registrar {
     if (now - live.observed_at >= this.lateAfter * live.heartbeat_interval_ms) return null;
     this.deps.view.heard(agentType, instanceId, now, msg.active_tasks);
     memory.heard(agentType, instanceId, msg.active_tasks);
-    return { status: live.status, revision: live.revision, last_heartbeat: new Date(now).toISOString() };
+    return { status: live.status, revision: live.revision, last_heartbeat: isoTime(now) };
   }
 
   private async writeHeartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<HeartbeatReply> {
@@ -276,7 +286,7 @@ export class Registrar {
         return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
       });
       if (stored !== undefined && status !== stored) this.damper.changed(agentType, instanceId);
-      return { status, revision, last_heartbeat: new Date(stamp).toISOString() };
+      return { status, revision, last_heartbeat: isoTime(stamp) };
     } catch (e) {
       // Only other replicas' writes of the same instance can still race a heartbeat here: a
       // busy key, not the agent's fault, so `unavailable` (retry) rather than `conflict`.

@@ -180,7 +180,7 @@ describe("events no store transition causes", () => {
   it("announces heartbeat events on core NATS only, and not at all when switched off", () => {
     const sink = new FakeSink();
     const announced: Array<[string, CloudEvent]> = [];
-    const on = new EventPublisher({ sink, subjects: subjects("registry"), log: silentLogger, now: () => 7, announce: (s, e) => announced.push([s, e]) });
+    const on = new EventPublisher({ sink, subjects: subjects("registry"), log: silentLogger, now: () => 7, announce: (s, json) => announced.push([s, JSON.parse(json) as CloudEvent]) });
     publishers.push(on);
     on.heartbeat("alpha", "i1", "ready", undefined);
     on.heartbeat("alpha", "i2", "draining", 3);
@@ -189,6 +189,10 @@ describe("events no store transition causes", () => {
       { agent_type: "alpha", instance_id: "i1", status: "ready", active_tasks: null },
       { agent_type: "alpha", instance_id: "i2", status: "draining", active_tasks: 3 },
     ]);
+    expect(announced[0]![1]).toEqual({
+      specversion: "1.0", id: "hb-alpha-i1-7", source: "agent-registry", type: "registry.agent.heartbeat", time: "1970-01-01T00:00:00.007Z",
+      subject: "alpha", datacontenttype: "application/json", data: { agent_type: "alpha", instance_id: "i1", status: "ready", active_tasks: null },
+    });
     expect(sink.publishCalls).toBe(0);
     makePublisher(sink).heartbeat("alpha", "i1", "ready", 1);
     expect(sink.publishCalls).toBe(0);

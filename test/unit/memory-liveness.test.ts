@@ -233,7 +233,7 @@ describe("suspect marks", () => {
     // The view has not applied the tombstone: it still holds the mark, so the heartbeat is
     // written, its compare-and-set fails, and the store's copy says the instance is gone.
     t = 3010;
-    const err = await registrar.heartbeat("alpha", "a", {}).catch((e: unknown) => e);
+    const err = await Promise.resolve(registrar.heartbeat("alpha", "a", {})).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RegistryError);
     expect(err).toMatchObject({ code: "unknown_instance" });
   });

@@ -69,8 +69,8 @@ async function instanceRecord(type: string, id: string) {
   return e && e.operation === "PUT" ? decodeInstanceRecord(e.value) : null;
 }
 
-async function rejection(p: Promise<unknown>): Promise<RegistryError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+async function rejection(p: unknown): Promise<RegistryError> {
+  const e = await Promise.resolve(p).then(() => null, (err: unknown) => err);
   if (e instanceof RegistryError) return e;
   throw new Error(`expected a RegistryError, got ${String(e)}`);
 }
