@@ -14,8 +14,9 @@
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
-import { evictionDeadline, lateIntervals, planEvictionsWithNext, planMemoryLiveness, type Liveness, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
-import { AgentStatus, type InstanceState } from "../domain/view/model.js";
+import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
+import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
+import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID, type InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
@@ -32,6 +33,11 @@ const SWEEP_EVERY_MS = 30_000;
  * view lagging longer only costs a mark write that fails its compare-and-set.
  */
 const MARK_PENDING_MS = 1000;
+/**
+ * Memory liveness: more instances written between two ticks than this and the evictor looks at
+ * every instance instead of at the written ones (a bulk load, a fleet registering at once).
+ */
+const TRACKED_CHANGES = 50_000;
 /** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
 const SWEEP_SLICE = 500;
 
@@ -70,6 +76,16 @@ export class Evictor {
   private readonly monotonic: () => number;
   /** Memory liveness: marks written and when, until the view applies them (MARK_PENDING_MS). */
   private readonly marksPending = new Map<string, number>();
+  /** Memory liveness: when each live instance is next worth a look (check-wheel.ts); empty until the first pass files every instance. */
+  private readonly wheel: CheckWheel;
+  private wheelFilled = false;
+  /**
+   * Memory liveness: instances found late, a superset of those late now (each is judged again
+   * when counted). Self-preservation compares their number with the fleet's; a pass over the
+   * fleet to count them would undo what the wheel saves, and an instance is always looked at
+   * when it turns late (judgeMemoryLiveness files it for then).
+   */
+  private readonly late = new Set<InstanceState>();
 
   constructor(
     private readonly deps: {
@@ -95,6 +111,8 @@ export class Evictor {
   ) {
     this.monotonic = deps.monotonic ?? (() => performance.now());
     this.claims = new ClaimSweep({ store: deps.store, view: deps.view, log: deps.log });
+    this.wheel = new CheckWheel(deps.tickMs);
+    if (deps.liveness === "memory") deps.view.trackInstanceChanges(TRACKED_CHANGES);
   }
 
   /** Starts evicting; no deadline falls before `graceStart` + the instance's eviction window. */
@@ -104,6 +122,9 @@ export class Evictor {
     this.nextCheck = -Infinity;
     this.lastTick = null;
     this.marksPending.clear();
+    this.wheel.clear();
+    this.wheelFilled = false;
+    this.late.clear();
     this.lastSweep = this.deps.clock.now();
     this.timer = guardedInterval(this.deps.log, "eviction tick", () => this.tick(), this.deps.tickMs);
   }
@@ -170,6 +191,8 @@ export class Evictor {
     if (monotonicGapMs <= this.deps.stallMs && Math.abs(wallGapMs - monotonicGapMs) <= CLOCK_STEP_MS) return;
     this.storeUnavailable(wall);
     this.nextCheck = -Infinity;
+    // Filed on the old clock: a step back would leave the wheel's slots ahead of the new one.
+    this.wheelFilled = false;
     this.deps.log.warn(
       { monotonic_gap_ms: Math.round(monotonicGapMs), wall_gap_ms: Math.round(wallGapMs), window_from: wall },
       monotonicGapMs > this.deps.stallMs ? "the evictor stalled: every instance gets a whole window to be heard again" : "the wall clock stepped: every instance gets a whole window to be heard again",
@@ -190,10 +213,8 @@ export class Evictor {
       // deadline the last pass saw, or earlier if a write brought an instance closer.
       const changed = this.deps.view.takeInstanceChanges();
       const memory = this.deps.liveness === "memory";
-      // Under memory liveness an instance can need a mark (at `late`) before its deadline.
-      const firstStep = memory ? lateIntervals(this.deps.policy.missedHeartbeats) : this.deps.policy.missedHeartbeats;
-      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + firstStep * changed.minIntervalMs);
-      if (memory && now >= this.nextCheck) await this.memoryPass(now);
+      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
+      if (memory) await this.memoryPass(now, changed === null ? [] : changed.instances);
       else if (now >= this.nextCheck) {
         const plan = planEvictionsWithNext(this.liveInstances(), now, this.graceStart, this.deps.policy);
         const overdue = plan.due.length;
@@ -219,21 +240,73 @@ export class Evictor {
     }
   }
 
-  /** One pass under memory liveness: marks for the late, tombstones for the marked and due. */
-  private async memoryPass(now: number): Promise<void> {
+  /**
+   * One pass under memory liveness: marks for the late, tombstones for the marked and due. It
+   * looks at the instances written since the last pass (`written`; null: too many, or not
+   * known) and those the wheel holds for now; the first pass, and one after `written` came
+   * null, look at every instance and fill the wheel.
+   */
+  private async memoryPass(now: number, written: InstanceState[] | null): Promise<void> {
     for (const [k, at] of this.marksPending) if (now - at >= MARK_PENDING_MS) this.marksPending.delete(k);
-    const plan = planMemoryLiveness(this.liveInstances(), now, this.graceStart, this.deps.policy, this.deps.tickMs);
-    const toMark = plan.mark.filter((i) => !this.marksPending.has(key(i)));
-    // While any mark is pending or anything is due, look every tick.
-    this.nextCheck = plan.mark.length > 0 || plan.due.length > 0 ? now : plan.next;
+    const marks: InstanceState[] = [];
+    const due: Array<{ i: InstanceState; at: number }> = [];
+    const look = (i: InstanceState): void => {
+      const j = judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.deps.tickMs);
+      if (j === null) return;
+      if (j.late) this.late.add(i);
+      if (j.action === null) {
+        this.wheel.file(i, j.at);
+        return;
+      }
+      if (j.action === "mark") marks.push(i);
+      else due.push({ i, at: j.at });
+      // Looked at again next pass, whether acted on now or not (paused, in flight, mark pending).
+      this.wheel.file(i, now);
+    };
+    if (!this.wheelFilled || written === null) {
+      this.wheel.clear();
+      for (const i of this.liveInstances()) look(i);
+      this.wheelFilled = true;
+    } else {
+      // An instance written twice, or written and due, is looked at once.
+      const seen = new Set<InstanceState>();
+      for (const i of [...written, ...this.wheel.take(now)]) {
+        if (seen.has(i) || !this.isLive(i)) continue;
+        seen.add(i);
+        look(i);
+      }
+    }
+    const pending = marks.length + due.length;
+    const { live, ratio } = pending > 0 || this.preserving ? this.lateShare(now) : { live: 0, ratio: 0 };
+    const paused = isPaused(this.deps.policy, live, pending, ratio);
     const wasPreserving = this.preserving;
-    this.setPreserving(plan.paused, { overdue: plan.due.length + plan.mark.length, live: plan.live, ratio: plan.ratio });
-    if (wasPreserving && !plan.paused) {
+    this.setPreserving(paused, { overdue: pending, live, ratio });
+    if (wasPreserving && !paused) {
       this.graceStart = now;
       return;
     }
-    if (plan.paused || (toMark.length === 0 && plan.due.length === 0)) return;
-    await this.runBounded([...plan.due.map((i) => ({ i, evict: true })), ...toMark.map((i) => ({ i, evict: false }))], (op) => (op.evict ? this.evict(op.i, now) : this.mark(op.i, now)));
+    if (paused || pending === 0) return;
+    due.sort((a, b) => a.at - b.at);
+    const toMark = marks.filter((i) => !this.marksPending.has(key(i)));
+    await this.runBounded([...due.map(({ i }) => ({ i, evict: true })), ...toMark.map((i) => ({ i, evict: false }))], (op) => (op.evict ? this.evict(op.i, now) : this.mark(op.i, now)));
+  }
+
+  /** The view holds this very instance (not one that left, nor a newer copy after it left and came back). */
+  private isLive(i: InstanceState): boolean {
+    return this.deps.view.instance(i.agent_type, i.instance_id) === i;
+  }
+
+  /** Live instances (the static ones aside) and the share of them late now; see `late`. */
+  private lateShare(now: number): { live: number; ratio: number } {
+    let live = 0;
+    for (const status of Object.values(InstanceStatus)) live += this.deps.view.instanceCount(status);
+    for (const agent of this.deps.view.all()) if (agent.instances.has(STATIC_INSTANCE_ID)) live--;
+    let late = 0;
+    for (const i of this.late) {
+      if (this.isLive(i) && judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.deps.tickMs)?.late) late++;
+      else this.late.delete(i);
+    }
+    return { live, ratio: live <= 0 ? 0 : late / live };
   }
 
   /**

@@ -300,3 +300,106 @@ describe("planMemoryLiveness", () => {
     expect(plan.paused).toBe(true);
   });
 });
+
+describe("the evictor's schedule (check-wheel.ts)", () => {
+  /** An evictor with a 100 ms tick, so the wheel has slots finer than the interval. */
+  const fineEvictor = (policy: LivenessPolicy = POLICY) =>
+    new Evictor({
+      store, view, clock: { now: () => t }, log: silentLogger, policy, tickMs: 100, retentionMs: 3_600_000, stallMs: Number.POSITIVE_INFINITY,
+      monotonic: () => t, liveness: "memory",
+      hooks: { onEvicted: (i) => evicted.push(i.instance_id), onMarked: (i) => marked.push(i.instance_id) },
+    });
+
+  it("after its first pass, looks at no instance while none can turn late", async () => {
+    for (let k = 0; k < 20; k++) await register(`i${k}`);
+    evictor = fineEvictor();
+    evictor.start(0);
+    evictor.stop();
+    await at(0);
+    let passes = 0;
+    const all = view.all.bind(view);
+    view.all = () => {
+      passes++;
+      return all();
+    };
+    for (let ms = 100; ms <= 5000; ms += 100) {
+      // Every instance heartbeats each second, answered from memory.
+      if (ms % 1000 === 0) for (let k = 0; k < 20; k++) await registrar.heartbeat("alpha", `i${k}`, {});
+      await at(ms);
+    }
+    expect(passes).toBe(0);
+    expect(marked).toEqual([]);
+    expect(evicted).toEqual([]);
+  });
+
+  it("marks and evicts the instance that stopped, at its times, while the others heartbeat", async () => {
+    await register("a");
+    await register("b");
+    evictor = fineEvictor();
+    evictor.start(0);
+    evictor.stop();
+    const markedAt: number[] = [];
+    const evictedAt: number[] = [];
+    for (let ms = 0; ms <= 4000; ms += 100) {
+      if (ms > 0 && ms % 1000 === 0) await registrar.heartbeat("alpha", "a", {});
+      const m = marked.length;
+      const e = evicted.length;
+      await at(ms);
+      if (marked.length > m) markedAt.push(ms);
+      if (evicted.length > e) evictedAt.push(ms);
+    }
+    // Late at 1.5 s, marked one tick ahead; deadline 3 s: evicted on the first pass at it.
+    expect(marked).toEqual(["b"]);
+    expect(markedAt).toEqual([1400]);
+    expect(evicted).toEqual(["b"]);
+    expect(evictedAt).toEqual([3000]);
+  });
+
+  it("judges an instance from its latest write: a mark cleared by a heartbeat's write puts it back on its interval", async () => {
+    await register("a");
+    evictor = fineEvictor();
+    evictor.start(0);
+    evictor.stop();
+    for (let ms = 0; ms <= 1400; ms += 100) await at(ms);
+    expect(marked).toEqual(["a"]);
+    // The heartbeat of a marked instance is written, and the write clears the mark.
+    t = 1450;
+    await registrar.heartbeat("alpha", "a", {});
+    for (let ms = 1500; ms <= 2800; ms += 100) await at(ms);
+    expect(await stored("a")).toMatchObject({ last_heartbeat: 1450 });
+    expect(marked).toEqual(["a"]);
+    // Not heard again: marked again one tick before 1450 + 1500, evicted at 1450 + 3000.
+    for (let ms = 2900; ms <= 4500; ms += 100) await at(ms);
+    expect(marked).toEqual(["a", "a"]);
+    expect(evicted).toEqual(["a"]);
+  });
+
+  it("counts the late for self-preservation from the instances it found late, and holds evictions back", async () => {
+    for (let k = 0; k < 20; k++) await register(`i${k}`);
+    const turns: boolean[] = [];
+    evictor = new Evictor({
+      store, view, clock: { now: () => t }, log: silentLogger, policy: { missedHeartbeats: 3, selfPreservationRatio: 0.5 }, tickMs: 100, retentionMs: 3_600_000,
+      stallMs: Number.POSITIVE_INFINITY, monotonic: () => t, liveness: "memory",
+      hooks: { onEvicted: (i) => evicted.push(i.instance_id), onMarked: (i) => marked.push(i.instance_id), onSelfPreservation: (active) => turns.push(active) },
+    });
+    evictor.start(0);
+    evictor.stop();
+    // Twelve of twenty stop: 60% late, over the 50% ratio. Their marks go out a tick before
+    // they count as late (as with a pass over the fleet); their evictions are held back.
+    for (let ms = 0; ms <= 4000; ms += 100) {
+      if (ms > 0 && ms % 1000 === 0) for (let k = 12; k < 20; k++) await registrar.heartbeat("alpha", `i${k}`, {});
+      await at(ms);
+    }
+    expect(turns).toEqual([true]);
+    expect(marked).toHaveLength(12);
+    expect(evicted).toEqual([]);
+    // They come back: self-preservation ends, and nothing is evicted in the new window.
+    for (let k = 0; k < 12; k++) await registrar.heartbeat("alpha", `i${k}`, {});
+    for (let ms = 4100; ms <= 5000; ms += 100) {
+      if (ms % 1000 === 0) for (let k = 0; k < 20; k++) await registrar.heartbeat("alpha", `i${k}`, {});
+      await at(ms);
+    }
+    expect(turns).toEqual([true, false]);
+    expect(evicted).toEqual([]);
+  });
+});

@@ -357,7 +357,7 @@ describe("RegistryView: when this replica heard each instance (observed_at), on 
     t = 51_000;
     view.apply(instPut(3, "alpha", "i1", { last_heartbeat: t + 60_000 }));
     expect(view.instance("alpha", "i1")).toMatchObject({ last_heartbeat: 111_000, observed_at: 51_000 });
-    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 50_000, minIntervalMs: 1000 });
+    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 50_000, minIntervalMs: 1000, instances: null });
   });
 
   it("does not hear an entry it already applied again (a resumed watch overlaps)", () => {
@@ -381,7 +381,21 @@ describe("RegistryView: when this replica heard each instance (observed_at), on 
     t = 5000;
     view.apply(agentPut(2, makeSpec("alpha")));
     expect(view.instance("alpha", "i1")?.observed_at).toBe(1000);
-    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 1000, minIntervalMs: 1000 });
+    expect(view.takeInstanceChanges()).toEqual({ minObservedAt: 1000, minIntervalMs: 1000, instances: null });
+  });
+
+  it("lists the instances written when tracking, up to its limit (past it: null, look at them all)", () => {
+    const view = new RegistryView({ now: () => 1000 });
+    view.trackInstanceChanges(2);
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    view.apply(instPut(3, "alpha", "i1"));
+    expect(view.takeInstanceChanges()?.instances).toEqual([view.instance("alpha", "i1"), view.instance("alpha", "i1")]);
+    expect(view.takeInstanceChanges()).toBeNull();
+    for (let k = 0; k < 3; k++) view.apply(instPut(4 + k, "alpha", `j${k}`));
+    expect(view.takeInstanceChanges()?.instances).toBeNull();
+    view.apply(instPut(7, "alpha", "j0"));
+    expect(view.takeInstanceChanges()?.instances).toEqual([view.instance("alpha", "j0")]);
   });
 });
 

@@ -130,29 +130,56 @@ export function planMemoryLiveness(instances: Iterable<InstanceState>, now: numb
   let live = 0;
   let late = 0;
   let next = Infinity;
-  const lateAfter = lateIntervals(policy.missedHeartbeats);
-  const leadIntervals = policy.missedHeartbeats - lateAfter;
   for (const instance of instances) {
-    if (instance.instance_id === STATIC_INSTANCE_ID) continue;
+    const j = judgeMemoryLiveness(instance, now, graceStart, policy, markAheadMs);
+    if (j === null) continue;
     live++;
-    const interval = instance.heartbeat_interval_ms;
-    const base = Math.max(instance.observed_at, graceStart);
-    const lateAt = base + lateAfter * interval;
-    if (lateAt <= now) late++;
-    if (!isSuspect(instance)) {
-      // Marked up to one pass early (at most a quarter interval): a mark written one pass after
-      // `late` would push the eviction one pass past the deadline, through the lead.
-      const markAt = lateAt - Math.min(markAheadMs, 0.25 * interval);
-      if (markAt <= now) mark.push(instance);
-      else if (markAt < next) next = markAt;
-      continue;
-    }
-    const at = Math.max(base + policy.missedHeartbeats * interval, (instance.mark_seen_at ?? 0) + leadIntervals * interval);
-    if (at <= now) due.push({ instance, at });
-    else if (at < next) next = at;
+    if (j.late) late++;
+    if (j.action === "mark") mark.push(instance);
+    else if (j.action === "evict") due.push({ instance, at: j.at });
+    else if (j.at < next) next = j.at;
   }
   due.sort((a, b) => a.at - b.at);
   const ratio = live === 0 ? 0 : late / live;
-  const paused = policy.selfPreservationRatio > 0 && live >= 10 && (due.length > 0 || mark.length > 0) && ratio > policy.selfPreservationRatio;
+  const paused = isPaused(policy, live, due.length + mark.length, ratio);
   return { mark, due: due.map((d) => d.instance), live, paused, ratio, next };
+}
+
+/** Self-preservation holds marks and evictions back while more than the ratio of the fleet is late. */
+export function isPaused(policy: LivenessPolicy, live: number, pending: number, ratio: number): boolean {
+  return policy.selfPreservationRatio > 0 && live >= 10 && pending > 0 && ratio > policy.selfPreservationRatio;
+}
+
+export type MemoryLivenessJudgement = {
+  /** Not heard for `late` intervals (counted for self-preservation). */
+  readonly late: boolean;
+  /** What the evictor does now, if anything. */
+  readonly action: "mark" | "evict" | null;
+  /** With an action: the deadline (evictions run in its order). Without: when the judgement can next change, unless the instance is written meanwhile. */
+  readonly at: number;
+};
+
+/**
+ * One instance under the rules of planMemoryLiveness; null for the static instance. The
+ * evictor's schedule (check-wheel.ts) looks at an instance again at `at`: heard meanwhile,
+ * its times only move later, and a write of it is reported by the view.
+ */
+export function judgeMemoryLiveness(instance: InstanceState, now: number, graceStart: number, policy: LivenessPolicy, markAheadMs = 0): MemoryLivenessJudgement | null {
+  if (instance.instance_id === STATIC_INSTANCE_ID) return null;
+  const interval = instance.heartbeat_interval_ms;
+  const base = Math.max(instance.observed_at, graceStart);
+  const lateAt = base + lateIntervals(policy.missedHeartbeats) * interval;
+  const late = lateAt <= now;
+  if (!isSuspect(instance)) {
+    // Marked up to one pass early (at most a quarter interval): a mark written one pass after
+    // `late` would push the eviction one pass past the deadline, through the lead.
+    const markAt = lateAt - Math.min(markAheadMs, 0.25 * interval);
+    return markAt <= now ? { late, action: "mark", at: markAt } : { late, action: null, at: markAt };
+  }
+  const leadIntervals = policy.missedHeartbeats - lateIntervals(policy.missedHeartbeats);
+  const at = Math.max(base + policy.missedHeartbeats * interval, (instance.mark_seen_at ?? 0) + leadIntervals * interval);
+  if (at <= now) return { late, action: "evict", at };
+  // A mark applied before `late` (written ahead): look again when the instance turns late, so
+  // that it is counted for self-preservation from then on.
+  return { late, action: null, at: late ? at : Math.min(at, lateAt) };
 }

@@ -26,7 +26,7 @@ import { SchemaSharing } from "./schema-sharing.js";
 import type { Clock, StoreEntry } from "../ports.js";
 import { detached, hasKeys, NO_METADATA, sharedStatus } from "./memory.js";
 import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
-import { InstanceChanges } from "./instance-changes.js";
+import { InstanceChanges, type InstanceChangeSummary } from "./instance-changes.js";
 import { isSubjectClaimKey, SubjectClaimBook } from "./subject-claims.js";
 import { InstanceTally } from "./instance-tally.js";
 import { DependentsIndex } from "../graph/dependents-index.js";
@@ -269,8 +269,13 @@ export class RegistryView {
   }
 
   /** See InstanceChanges.take: lower bounds of the live instances written since the last call. */
-  takeInstanceChanges(): { minObservedAt: number; minIntervalMs: number } | null {
+  takeInstanceChanges(): InstanceChangeSummary | null {
     return this.changes.take();
+  }
+
+  /** Keep the live instances written between two takeInstanceChanges, up to `limit` of them. */
+  trackInstanceChanges(limit: number): void {
+    this.changes.track(limit);
   }
 
   /** Records a revision that carries no agent data (a reserved key), so min_revision waits see it. */
