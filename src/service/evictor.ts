@@ -268,13 +268,17 @@ export class Evictor {
       for (const i of this.liveInstances()) look(i);
       this.wheelFilled = true;
     } else {
-      // An instance written twice, or written and due, is looked at once.
-      const seen = new Set<InstanceState>();
-      for (const i of [...written, ...this.wheel.take(now)]) {
-        if (seen.has(i) || !this.isLive(i)) continue;
-        seen.add(i);
+      // Taken first: what `look` files now is for the next pass. An instance written twice, or
+      // written and due, is looked at once; the wheel gives each at most once, and most ticks
+      // nothing was written: no set for them.
+      const taken = this.wheel.take(now);
+      const seen = written.length > 0 ? new Set<InstanceState>() : null;
+      for (const i of written) {
+        if (seen!.has(i) || !this.isLive(i)) continue;
+        seen!.add(i);
         look(i);
       }
+      for (const i of taken) if (seen?.has(i) !== true && this.isLive(i)) look(i);
     }
     const pending = marks.length + due.length;
     const { live, ratio } = pending > 0 || this.preserving ? this.lateShare(now) : { live: 0, ratio: 0 };
