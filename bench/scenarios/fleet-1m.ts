@@ -165,10 +165,12 @@ export const fleet1mScenario: Scenario = {
           },
           {
             measure: `heartbeat reply p99, ${fmt(size)} instances at ${intervalMs / 1000} s`,
-            figure: `${hb.latencyMs.p99.toFixed(2)} ms (p50 ${hb.latencyMs.p50.toFixed(2)} ms), ${fmt(hb.errors)} of ${fmt(hb.sent)} failed`,
+            figure: `${hb.latencyMs.p99.toFixed(2)} ms (p50 ${hb.latencyMs.p50.toFixed(2)} ms), ${fmt(hb.errors)} of ${fmt(hb.sent)} failed, ${fmt(hb.inFlight)} in flight at the close`,
             baseline: `bare responder at ${fmt(bareHb.rate)}/s: p99 ${bareHb.latencyMs.p99.toFixed(2)} ms (p50 ${bareHb.latencyMs.p50.toFixed(2)} ms)`,
             target: "every heartbeat answered",
-            pass: hb.errors === 0 && hb.answered === hb.sent,
+            // Replies are counted as they come in the window, sends as they leave: a heartbeat
+            // sent in its last second may still be in flight when it closes (a timeout is an error).
+            pass: hb.errors === 0 && hb.sent - hb.answered <= hb.inFlight,
           },
           {
             measure: "registry CPU under the heartbeat load",
