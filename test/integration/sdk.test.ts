@@ -165,6 +165,10 @@ describe("CapabilityCache against the registry", () => {
     const events: AgentEvent[] = [];
     const handle = await registerAgent(agentNc, agentSpec("survivor"), { prefix: config.prefix, heartbeatIntervalMs: 100, onEvent: (e) => events.push(e) });
     const changes: number[] = [];
+    // The registration is answered before the replica's view applies it (CI saw the cache's
+    // first load without the provider): wait for the view, as a coordinator knowing the
+    // revision would, so the first load is the only change.
+    await new RegistryClient(nc, { prefix: config.prefix }).lookup("survivor.run", { minRevision: handle.registration.revision });
     const cache = await createCapabilityCache(nc, { prefix: config.prefix, resyncMs: 100, onChange: (_c, revision) => changes.push(revision) });
     const before = cache.lookup("survivor.run");
     expect(before).toMatchObject({ stale: false, value: { providers: ["survivor"] } });
