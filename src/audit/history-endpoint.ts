@@ -4,12 +4,11 @@
  * mirror only: every mirror answers, the writer and its standbys alike, since they all read the
  * same database. Errors are answered as the registry answers them (section 1 headers and body).
  */
-import { randomBytes } from "node:crypto";
-import { headers, type NatsConnection } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import { ErrorCode, RegistryError, invalidRequest } from "../domain/errors.js";
 import { parseRequestBody } from "../adapters/nats/request-body.js";
-import { CORRELATION_HEADER } from "../adapters/nats/endpoints.js";
+import { newCorrelationId, respondWithError } from "../adapters/nats/endpoints.js";
 import { TENANT_RE } from "../protocol/ids.js";
 import { SERVICE_NAME, SERVICE_QUEUE } from "../protocol/subjects.js";
 import type { Logger } from "../service/logger.js";
@@ -64,15 +63,12 @@ async function answer(deps: HistoryEndpointDeps, msg: ServiceMsg, tenantOf: (msg
   } catch (e) {
     const error = e instanceof RegistryError ? e : new RegistryError(ErrorCode.Internal, "internal error", { cause: e });
     deps.metrics.historyRequests.inc({ outcome: error.code });
-    const correlationId = randomBytes(6).toString("hex");
+    const correlationId = newCorrelationId();
     if (error.code === ErrorCode.Internal) deps.log.error({ err: e, subject: msg.subject, correlation_id: correlationId }, "history request failed");
     else if (error.code === ErrorCode.Unavailable) deps.log.warn({ err: error.cause, correlation_id: correlationId }, "history refused: the audit database cannot be reached");
     if (!msg.reply) return;
     try {
-      const h = headers();
-      h.set(CORRELATION_HEADER, correlationId);
-      const message = error.code === ErrorCode.Internal ? `${error.message} (correlation id ${correlationId})` : error.message;
-      msg.respondError(error.status, message.replace(/[\r\n]+/g, " ").slice(0, 1024), JSON.stringify({ error: { ...error.toBody().error, message } }), { headers: h });
+      respondWithError(msg, error, correlationId);
     } catch (err) {
       deps.log.warn({ err }, "could not send a history error reply");
     }

@@ -196,17 +196,26 @@ function fail(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, e: unknown,
   }
   if (msg.reply) {
     try {
-      const h = headers();
-      h.set(CORRELATION_HEADER, correlationId);
-      const message = error.code === ErrorCode.Internal ? `${error.message} (correlation id ${correlationId})` : error.message;
-      const body = JSON.stringify({ error: { ...error.toBody().error, message } });
-      msg.respondError(error.status, oneLine(message), body, { headers: h });
+      respondWithError(msg, error, correlationId);
     } catch (err) {
       // A closed connection: the requester times out, as it would had the reply been lost.
       deps.log.warn({ err, endpoint, correlation_id: correlationId }, "could not send an error reply");
     }
   }
   deps.observe?.(endpoint, outcome, (performance.now() - started) / 1000);
+}
+
+/**
+ * An error reply as PROTOCOL.md section 1 gives it: the status headers, the correlation id
+ * header, and the error body; an internal error's message names the correlation id the log
+ * repeats. Throws when the connection cannot send it.
+ */
+export function respondWithError(msg: ServiceMsg, error: RegistryError, correlationId: string): void {
+  const h = headers();
+  h.set(CORRELATION_HEADER, correlationId);
+  const message = error.code === ErrorCode.Internal ? `${error.message} (correlation id ${correlationId})` : error.message;
+  const body = JSON.stringify({ error: { ...error.toBody().error, message } });
+  msg.respondError(error.status, oneLine(message), body, { headers: h });
 }
 
 /**
