@@ -267,7 +267,7 @@ export class Registrar {
     if (this.beats.writing(agentType, instanceId)) return null;
     const now = this.deps.clock.now();
     if (now - live.observed_at >= this.lateAfter * live.heartbeat_interval_ms) return null;
-    this.deps.view.heard(agentType, instanceId, now, msg.active_tasks);
+    this.deps.view.heardInstance(live, now, msg.active_tasks);
     memory.heard(agentType, instanceId, msg.active_tasks);
     return { status: live.status, revision: live.revision, last_heartbeat: isoTime(now) };
   }

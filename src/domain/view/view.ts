@@ -177,12 +177,21 @@ export class RegistryView {
    * registration will count as hearing it).
    */
   heard(agentType: string, instanceId: string, at: number, activeTasks: number | undefined): boolean {
-    const live = this.instance(agentType, instanceId) as Mutable<InstanceState> | undefined;
+    const live = this.instance(agentType, instanceId);
     if (live === undefined) return false;
+    this.heardInstance(live, at, activeTasks);
+    return true;
+  }
+
+  /**
+   * `heard` for an instance the caller has just read from this view (the heartbeat path has it
+   * in hand, and a second map lookup per heartbeat is a cost at a million instances).
+   */
+  heardInstance(instance: InstanceState, at: number, activeTasks: number | undefined): void {
+    const live = instance as Mutable<InstanceState>;
     if (at > live.observed_at) live.observed_at = at;
     if (at > live.last_heartbeat && live.instance_id !== STATIC_INSTANCE_ID) live.last_heartbeat = at;
     if (activeTasks !== undefined) live.active_tasks = activeTasks;
-    return true;
   }
 
   /** Tombstones (instances that left) of an agent type, for the retention sweep. */
