@@ -6,7 +6,7 @@
  * a heartbeat that lands first makes it fail, so an instance is never evicted after it
  * heartbeated, and two replicas can never both evict it. Under memory liveness
  * (REGISTRY_LIVENESS=memory) heartbeats write nothing, so a suspect mark written first
- * (planMemoryLiveness) is the write the tombstone expects, and a heartbeat to a marked
+ * (judgeMemoryLiveness) is the write the tombstone expects, and a heartbeat to a marked
  * instance is written to clear it. Evictions run with bounded concurrency so a mass expiry
  * stays within the 1 s lateness target.
  * It also sweeps what outlived the retention period: tombstones and deregistered agent types,
@@ -16,7 +16,7 @@ import { StoreConflictError, type Store } from "../domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
 import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
 import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
-import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID, type InstanceState } from "../domain/view/model.js";
+import { AgentStatus, type InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
@@ -68,7 +68,7 @@ export class Evictor {
   private preserving = false;
   /** The NATS connection is down: no pass runs (see `disconnected`). */
   private offline = false;
-  /** No instance can be due before this time unless one is written (the view reports writes). */
+  /** Store liveness: no instance can be due before this time unless one is written (the view reports writes). */
   private nextCheck = -Infinity;
   private readonly claims: ClaimSweep;
   /** Wall and monotonic time of the last tick, to spot a stall or a step of the wall clock. */
@@ -100,7 +100,7 @@ export class Evictor {
       stallMs: number;
       /**
        * "memory": heartbeats are answered from memory, so the evictor marks a late instance
-       * suspect and evicts only one whose mark it has held for the lead (planMemoryLiveness).
+       * suspect and evicts only one whose mark it has held for the lead (judgeMemoryLiveness).
        * "store" (the default): every heartbeat is a write, which arbitrates by itself.
        */
       liveness?: Liveness;
@@ -213,7 +213,7 @@ export class Evictor {
       // deadline the last pass saw, or earlier if a write brought an instance closer.
       const changed = this.deps.view.takeInstanceChanges();
       const memory = this.deps.liveness === "memory";
-      if (changed) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
+      if (changed && !memory) this.nextCheck = Math.min(this.nextCheck, changed.minObservedAt + this.deps.policy.missedHeartbeats * changed.minIntervalMs);
       if (memory) await this.memoryPass(now, changed === null ? [] : changed.instances);
       else if (now >= this.nextCheck) {
         const plan = planEvictionsWithNext(this.liveInstances(), now, this.graceStart, this.deps.policy);
@@ -302,9 +302,7 @@ export class Evictor {
 
   /** Live instances (the static ones aside) and the share of them late now; see `late`. */
   private lateShare(now: number): { live: number; ratio: number } {
-    let live = 0;
-    for (const status of Object.values(InstanceStatus)) live += this.deps.view.instanceCount(status);
-    for (const agent of this.deps.view.all()) if (agent.instances.has(STATIC_INSTANCE_ID)) live--;
+    const live = this.deps.view.expiringInstanceCount();
     let late = 0;
     for (const i of this.late) {
       if (this.isLive(i) && judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.deps.tickMs)?.late) late++;

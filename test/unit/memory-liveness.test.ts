@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { RegistryError } from "../../src/domain/errors.js";
-import { planMemoryLiveness, type LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
+import { isPaused, judgeMemoryLiveness, type LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
 import type { InstanceState } from "../../src/domain/view/model.js";
 import { decodeInstanceRecord, encodeRecord, instanceKey, markedInstanceRecord } from "../../src/domain/view/records.js";
 import { RegistryView } from "../../src/domain/view/view.js";
@@ -252,7 +252,7 @@ describe("suspect marks", () => {
   });
 });
 
-describe("planMemoryLiveness", () => {
+describe("judgeMemoryLiveness", () => {
   const inst = (id: string, extra: Partial<InstanceState> = {}): InstanceState => ({
     agent_type: "alpha",
     instance_id: id,
@@ -270,34 +270,44 @@ describe("planMemoryLiveness", () => {
     ...extra,
   });
 
-  it("counts marks and deadlines from the grace start, and never marks the static entry", () => {
-    const plan = planMemoryLiveness([inst("a"), inst("static")], 1600, 1000, POLICY);
-    expect(plan.mark).toEqual([]);
-    expect(plan.next).toBe(2500);
-    expect(plan.live).toBe(1);
+  it("counts marks and deadlines from the grace start, and never judges the static entry", () => {
+    expect(judgeMemoryLiveness(inst("a"), 1600, 1000, POLICY)).toEqual({ late: false, action: null, at: 2500 });
+    expect(judgeMemoryLiveness(inst("static"), 1600, 1000, POLICY)).toBeNull();
   });
 
   it("says when the next mark or eviction can come", () => {
-    const plan = planMemoryLiveness([inst("a", { observed_at: 500 }), inst("b", { suspect_since: 1500, mark_seen_at: 1800 })], 1600, 0, POLICY);
-    expect(plan.mark).toEqual([]);
-    expect(plan.due).toEqual([]);
-    // a is late at 2,000; b is due at max(3,000, 1,800 + 1,500).
-    expect(plan.next).toBe(2000);
-    expect(planMemoryLiveness([inst("b", { suspect_since: 1500, mark_seen_at: 1800 })], 3000, 0, POLICY).next).toBe(3300);
+    // a is late at 2,000; b, marked, is due at max(3,000, 1,800 + 1,500).
+    expect(judgeMemoryLiveness(inst("a", { observed_at: 500 }), 1600, 0, POLICY)).toEqual({ late: false, action: null, at: 2000 });
+    const b = inst("b", { suspect_since: 1500, mark_seen_at: 1800 });
+    expect(judgeMemoryLiveness(b, 1600, 0, POLICY)).toEqual({ late: true, action: null, at: 3300 });
+    expect(judgeMemoryLiveness(b, 3000, 0, POLICY)).toEqual({ late: true, action: null, at: 3300 });
+    expect(judgeMemoryLiveness(b, 3300, 0, POLICY)).toEqual({ late: true, action: "evict", at: 3300 });
+  });
+
+  it("looks again at a mark applied ahead of late when the instance turns late", () => {
+    // Marked at 1,250 (a pass ahead), seen at 1,300: late at 1,500, due at max(3,000, 2,800).
+    const a = inst("a", { suspect_since: 1250, mark_seen_at: 1300 });
+    expect(judgeMemoryLiveness(a, 1300, 0, POLICY, 250)).toEqual({ late: false, action: null, at: 1500 });
+    expect(judgeMemoryLiveness(a, 1500, 0, POLICY, 250)).toEqual({ late: true, action: null, at: 3000 });
   });
 
   it("marks up to one pass early, never more than a quarter interval", () => {
-    expect(planMemoryLiveness([inst("a")], 1250, 0, POLICY, 250).mark).toHaveLength(1);
-    expect(planMemoryLiveness([inst("a")], 1249, 0, POLICY, 250)).toMatchObject({ mark: [], next: 1250 });
+    expect(judgeMemoryLiveness(inst("a"), 1250, 0, POLICY, 250)).toEqual({ late: false, action: "mark", at: 1250 });
+    expect(judgeMemoryLiveness(inst("a"), 1249, 0, POLICY, 250)).toEqual({ late: false, action: null, at: 1250 });
     // A 100 ms interval is late at 150 ms: marked at 125, not at once.
-    expect(planMemoryLiveness([inst("a", { heartbeat_interval_ms: 100 })], 0, 0, POLICY, 250)).toMatchObject({ mark: [], next: 125 });
+    expect(judgeMemoryLiveness(inst("a", { heartbeat_interval_ms: 100 }), 0, 0, POLICY, 250)).toEqual({ late: false, action: null, at: 125 });
   });
+});
 
-  it("holds marks back with evictions under self-preservation", () => {
-    const fleet = Array.from({ length: 20 }, (_, i) => inst(`i${i}`, { observed_at: i < 15 ? 0 : 1400 }));
-    const plan = planMemoryLiveness(fleet, 1500, 0, { missedHeartbeats: 3, selfPreservationRatio: 0.5 });
-    expect(plan.mark).toHaveLength(15);
-    expect(plan.paused).toBe(true);
+describe("isPaused (self-preservation)", () => {
+  const policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0.5 };
+
+  it("holds marks and evictions back while more than the ratio of at least ten live instances is late", () => {
+    expect(isPaused(policy, 20, 15, 15 / 20)).toBe(true);
+    expect(isPaused(policy, 20, 10, 10 / 20)).toBe(false);
+    expect(isPaused(policy, 9, 9, 1)).toBe(false);
+    expect(isPaused(policy, 20, 0, 1)).toBe(false);
+    expect(isPaused({ ...policy, selfPreservationRatio: 0 }, 20, 20, 1)).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/view/events.js";
-import { aggregateStatus, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
+import { aggregateStatus, STATIC_INSTANCE_ID, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
 import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
 import type { StoreEntry } from "../../src/domain/ports.js";
 import { LIVE, agentPut, del, gonePut, instPut, put } from "./store-entries.js";
@@ -399,11 +399,11 @@ describe("RegistryView: when this replica heard each instance (observed_at), on 
   });
 });
 
-describe("RegistryView.instanceCount: the tally the fleet gauges read", () => {
+describe("RegistryView.instanceCount: the tally the fleet gauges and self-preservation read", () => {
   const STATUSES: InstanceStatus[] = ["registered", "ready", "draining"];
-  const countByPass = (view: RegistryView, status: InstanceStatus): number => {
+  const countByPass = (view: RegistryView, status: InstanceStatus, expiringOnly = false): number => {
     let n = 0;
-    for (const a of view.all()) for (const i of a.instances.values()) if (i.status === status) n++;
+    for (const a of view.all()) for (const i of a.instances.values()) if (i.status === status && !(expiringOnly && i.instance_id === STATIC_INSTANCE_ID)) n++;
     return n;
   };
   // Any order of agent records, instance writes, tombstones, deletes and clears: instances of
@@ -411,9 +411,9 @@ describe("RegistryView.instanceCount: the tally the fleet gauges read", () => {
   const op = fc.oneof(
     fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom("a", "b", "c") }),
     fc.record({ kind: fc.constant("agent-del" as const), type: fc.constantFrom("a", "b", "c") }),
-    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3"), status: fc.constantFrom(...STATUSES) }),
-    fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3") }),
-    fc.record({ kind: fc.constant("instance-del" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", "i3") }),
+    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID), status: fc.constantFrom(...STATUSES) }),
+    fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
+    fc.record({ kind: fc.constant("instance-del" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
     fc.record({ kind: fc.constant("clear" as const) }),
   );
 
@@ -433,6 +433,7 @@ describe("RegistryView.instanceCount: the tally the fleet gauges read", () => {
           // clear() resets the revision: later entries must still apply.
           if (o.kind === "clear") rev = 0;
           for (const s of STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
+          expect(view.expiringInstanceCount()).toBe(STATUSES.reduce((n, s) => n + countByPass(view, s, true), 0));
         }
       }),
     );
@@ -457,7 +458,7 @@ describe("RegistryView quiet load (a replica's initial load)", () => {
   /** One store write of the small fleet the property below draws from. */
   const write = fc.oneof(
     fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom(...TYPES), caps: fc.subarray(["x.run", "y.run", "z.run"], { minLength: 1 }) }),
-    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom(...TYPES), id: fc.constantFrom("i1", "i2", "i3"), status: fc.constantFrom(...STATUSES) }),
+    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom(...TYPES), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID), status: fc.constantFrom(...STATUSES) }),
     fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom(...TYPES), id: fc.constantFrom("i1", "i2", "i3") }),
     fc.record({ kind: fc.constant("delete" as const), type: fc.constantFrom(...TYPES), id: fc.option(fc.constantFrom("i1", "i2"), { nil: undefined }) }),
   );

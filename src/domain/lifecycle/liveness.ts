@@ -91,7 +91,7 @@ export function planEvictionsWithNext(
   due.sort((a, b) => a.deadline - b.deadline);
   const ratio = live === 0 ? 0 : late / live;
   // Paused only while something is due: lateness alone holds nothing back and raises no alert.
-  const paused = policy.selfPreservationRatio > 0 && live >= 10 && due.length > 0 && ratio > policy.selfPreservationRatio;
+  const paused = isPaused(policy, live, due.length, ratio);
   return { due: due.map((d) => d.instance), live, paused, ratio, next };
 }
 
@@ -105,45 +105,6 @@ export type Liveness = "store" | "memory";
 
 /** Whether the instance carries a suspect mark (memory liveness). */
 export const isSuspect = (i: Pick<InstanceState, "suspect_since">): boolean => i.suspect_since !== undefined && i.suspect_since !== null;
-
-export type MemoryLivenessPlan = EvictionPlan & {
-  /** Late instances without a suspect mark: the evictor marks them. */
-  readonly mark: InstanceState[];
-  /** The earliest time something can be marked or fall due (Infinity when nothing can). */
-  readonly next: number;
-};
-
-/**
- * Memory liveness (docs/architecture.md, "Suspect marks"): heartbeats answered from memory
- * write nothing, so a stored write no longer arbitrates between a heartbeat and an eviction;
- * a suspect mark does. An instance late on this clock is marked first; at its deadline it is
- * due only if this view has held the mark for the lead, `window - late x interval`, so that
- * any replica answering the instance meanwhile has seen the mark and cleared it with a write
- * (whose compare-and-set then beats the tombstone's). The deadline itself is the same as under
- * store liveness (evictionDeadline), so eviction is never earlier; it is later by at most how
- * late the mark was applied. Self-preservation holds marks back along with evictions.
- * `markAheadMs` is the caller's pass period (see the mark below).
- */
-export function planMemoryLiveness(instances: Iterable<InstanceState>, now: number, graceStart: number, policy: LivenessPolicy, markAheadMs = 0): MemoryLivenessPlan {
-  const mark: InstanceState[] = [];
-  const due: Array<{ instance: InstanceState; at: number }> = [];
-  let live = 0;
-  let late = 0;
-  let next = Infinity;
-  for (const instance of instances) {
-    const j = judgeMemoryLiveness(instance, now, graceStart, policy, markAheadMs);
-    if (j === null) continue;
-    live++;
-    if (j.late) late++;
-    if (j.action === "mark") mark.push(instance);
-    else if (j.action === "evict") due.push({ instance, at: j.at });
-    else if (j.at < next) next = j.at;
-  }
-  due.sort((a, b) => a.at - b.at);
-  const ratio = live === 0 ? 0 : late / live;
-  const paused = isPaused(policy, live, due.length + mark.length, ratio);
-  return { mark, due: due.map((d) => d.instance), live, paused, ratio, next };
-}
 
 /** Self-preservation holds marks and evictions back while more than the ratio of the fleet is late. */
 export function isPaused(policy: LivenessPolicy, live: number, pending: number, ratio: number): boolean {
@@ -160,9 +121,19 @@ export type MemoryLivenessJudgement = {
 };
 
 /**
- * One instance under the rules of planMemoryLiveness; null for the static instance. The
- * evictor's schedule (check-wheel.ts) looks at an instance again at `at`: heard meanwhile,
- * its times only move later, and a write of it is reported by the view.
+ * Memory liveness (docs/architecture.md, "Suspect marks"): heartbeats answered from memory
+ * write nothing, so a stored write no longer arbitrates between a heartbeat and an eviction;
+ * a suspect mark does. An instance late on this clock is marked first; at its deadline it is
+ * due only if this view has held the mark for the lead, `window - late x interval`, so that
+ * any replica answering the instance meanwhile has seen the mark and cleared it with a write
+ * (whose compare-and-set then beats the tombstone's). The deadline itself is the same as under
+ * store liveness (evictionDeadline), so eviction is never earlier; it is later by at most how
+ * late the mark was applied. Self-preservation (isPaused) holds marks back along with
+ * evictions. `markAheadMs` is the caller's tick (see the mark below).
+ *
+ * Judges one instance; null for the static instance. The evictor's schedule (check-wheel.ts)
+ * looks at an instance again at `at`: heard meanwhile, its times only move later, and a write
+ * of it is reported by the view.
  */
 export function judgeMemoryLiveness(instance: InstanceState, now: number, graceStart: number, policy: LivenessPolicy, markAheadMs = 0): MemoryLivenessJudgement | null {
   if (instance.instance_id === STATIC_INSTANCE_ID) return null;

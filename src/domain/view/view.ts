@@ -132,6 +132,11 @@ export class RegistryView {
     return this.tally.count(status);
   }
 
+  /** Live instances of known agent types that can expire (the static entries aside); O(1). */
+  expiringInstanceCount(): number {
+    return this.tally.expiring();
+  }
+
   get size(): number {
     return this.agents.size;
   }
@@ -469,7 +474,7 @@ export class RegistryView {
       this.changes.note(next);
       gone.delete(instanceId);
       if (agent) {
-        if (statusBefore === undefined) this.tally.added(next.status);
+        if (statusBefore === undefined) this.tally.added(next);
         else this.tally.moved(statusBefore, next.status);
         // A live instance registering again yields no event of its own, except when it
         // overwrote its version's spec: that must show in the stored history (PROTOCOL.md section 9).
@@ -488,7 +493,7 @@ export class RegistryView {
       if (previous) {
         instances.delete(instanceId);
         if (agent) {
-          this.tally.removed(previous.status);
+          this.tally.removed(previous);
           agent.left_at = Math.max(agent.left_at, record && record.kind === "gone" ? record.at : entry.created);
           if (!quiet) events.push(deregisteredEvent(agentType, instanceId, previous, record && record.kind === "gone" ? record.reason : RemovalReason.Operator, instances.size === 0, entry.revision));
         }
