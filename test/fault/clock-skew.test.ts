@@ -7,11 +7,11 @@
  * is evicted one window after its last heartbeat, whichever replica took that heartbeat.
  */
 import { describe, expect, it } from "vitest";
-import { Kvm } from "@nats-io/kv";
 import { withNatsServer } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec } from "../harness/registry.js";
 import { livenessTestEnv, metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
 import { canSkewClocks, offsetMs, skewedClockEnv } from "../harness/skewed-clock.js";
+import { watchTombstones } from "../harness/tombstones.js";
 import { waitFor } from "../harness/wait.js";
 
 const INTERVAL = 400;
@@ -60,17 +60,9 @@ describe.runIf(canSkewClocks())("clock skew between replicas", () => {
         const skewed = c.skewed === "evictor" ? evictor : follower;
 
         // Every tombstone, timed on this process's clock as it arrives.
-        const kv = await new Kvm(client.nc).open(env.REGISTRY_BUCKET);
-        const gone = new Map<string, { at: number; reason: string }>();
-        const watch = await kv.watch({ key: "instances.>" });
-        watching = watch;
-        void (async () => {
-          for await (const e of watch) {
-            if (e.operation !== "PUT") continue;
-            const r = e.json<{ kind: string; reason?: string }>();
-            if (r.kind === "gone" && !gone.has(e.key)) gone.set(e.key, { at: Date.now(), reason: r.reason ?? "" });
-          }
-        })();
+        const tombstones = await watchTombstones(client.nc, env.REGISTRY_BUCKET);
+        watching = tombstones;
+        const gone = tombstones.first;
 
         const live = Array.from({ length: LIVE }, (_, i) => `l${i}`);
         const stopping = Array.from({ length: STOPPED }, (_, i) => `s${i}`);
@@ -107,7 +99,7 @@ describe.runIf(canSkewClocks())("clock skew between replicas", () => {
 
         const key = (id: string) => `instances.skew-stopped.${id}`;
         await waitFor(() => stopping.every((id) => gone.has(key(id))), { timeoutMs: WINDOW + 15_000, message: "every stopped instance evicted" });
-        const delays = stopping.map((id) => ({ id, by: lastBeat.get(id)!.by, ms: gone.get(key(id))!.at - lastBeat.get(id)!.at }));
+        const delays = stopping.map((id) => ({ id, by: lastBeat.get(id)!.by, ms: gone.get(key(id))!.seenAt - lastBeat.get(id)!.at }));
         for (const d of delays) {
           expect(gone.get(key(d.id))!.reason).toBe("evicted");
           // Not before its window (the stamp of a replica behind made it at once), not 60 s late.

@@ -12,6 +12,7 @@ import { Kvm } from "@nats-io/kv";
 import { canControlNatsServers, withNatsServer } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec } from "../harness/registry.js";
 import { livenessTestEnv, metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
+import { watchTombstones } from "../harness/tombstones.js";
 import { waitFor } from "../harness/wait.js";
 
 const INTERVAL = 400;
@@ -36,12 +37,8 @@ it.runIf(canControlNatsServers())("a follower's lost fan-out batches, then its k
     replicas.push(follower);
 
     const kv = await new Kvm(client.nc).open(env.REGISTRY_BUCKET);
-    const tombstones: string[] = [];
-    const watch = await kv.watch({ key: "instances.>" });
-    watching = watch;
-    void (async () => {
-      for await (const e of watch) if (e.operation === "PUT" && e.json<{ kind: string }>().kind === "gone") tombstones.push(e.key);
-    })();
+    const tombstones = await watchTombstones(client.nc, env.REGISTRY_BUCKET);
+    watching = tombstones;
 
     const ids = Array.from({ length: N }, (_, i) => `f${i}`);
     for (const id of ids) expect((await client.request("register.fl-fleet", { spec: spec("fl-fleet"), instance_id: id, heartbeat_interval_ms: INTERVAL })).ok).toBe(true);
@@ -58,7 +55,7 @@ it.runIf(canControlNatsServers())("a follower's lost fan-out batches, then its k
     clearInterval(beat);
     beat = undefined;
 
-    expect(tombstones, "live instances evicted").toEqual([]);
+    expect(tombstones.keys, "live instances evicted").toEqual([]);
     // The slow fan-out did cost marks (else this test exercised nothing), each cleared by a heartbeat.
     expect(marksWhileLosing).toBeGreaterThan(0);
     const marked: string[] = [];

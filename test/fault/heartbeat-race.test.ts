@@ -9,10 +9,10 @@
  * after its tombstone; each instance is evicted exactly once, with one stored event.
  */
 import { expect, it } from "vitest";
-import { Kvm } from "@nats-io/kv";
 import { canControlNatsServers, withNatsServer } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec } from "../harness/registry.js";
 import { livenessTestEnv, metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
+import { watchTombstones } from "../harness/tombstones.js";
 import { waitFor } from "../harness/wait.js";
 
 const INTERVAL = 600;
@@ -39,17 +39,9 @@ it.runIf(canControlNatsServers())("a heartbeat racing its eviction wins, or is t
       message: "one evictor",
     });
     // Every tombstone's stamp: the evictor's clock, the same machine's as this test's.
-    const kv = await new Kvm(client.nc).open(env.REGISTRY_BUCKET);
-    const tombstones = new Map<string, number>();
-    const watch = await kv.watch({ key: "instances.>" });
-    watching = watch;
-    void (async () => {
-      for await (const e of watch) {
-        if (e.operation !== "PUT") continue;
-        const r = e.json<{ kind: string; at?: number }>();
-        if (r.kind === "gone" && !tombstones.has(e.key)) tombstones.set(e.key.split(".").pop()!, r.at ?? 0);
-      }
-    })();
+    const tombstones = await watchTombstones(client.nc, env.REGISTRY_BUCKET);
+    watching = tombstones;
+    const stamp = (id: string): number => tombstones.first.get(`instances.hb-race.${id}`)!.at;
 
     const ids = Array.from({ length: N }, (_, i) => `r${i}`);
     for (const id of ids) expect((await client.request("register.hb-race", { spec: spec("hb-race"), instance_id: id, heartbeat_interval_ms: INTERVAL })).ok).toBe(true);
@@ -82,18 +74,18 @@ it.runIf(canControlNatsServers())("a heartbeat racing its eviction wins, or is t
     );
 
     // The instances answered "ok" fall silent again and are evicted a window later.
-    await waitFor(() => tombstones.size === N, { timeoutMs: 2 * WINDOW + 15_000, message: "every instance evicted in the end" });
+    await waitFor(() => tombstones.first.size === N, { timeoutMs: 2 * WINDOW + 15_000, message: "every instance evicted in the end" });
     const won = ids.filter((id) => outcomes.get(id)!.code === "ok");
     const lost = ids.filter((id) => outcomes.get(id)!.code === "unknown_instance");
     console.log(`heartbeat race: ${won.length} heartbeats won, ${lost.length} came after the tombstone`);
     expect(won.length + lost.length, JSON.stringify([...outcomes.values()].filter((o) => o.code !== "ok" && o.code !== "unknown_instance"))).toBe(N);
     for (const id of won) {
       // The eviction counted from this heartbeat, never from the one before it.
-      expect(tombstones.get(id)!, `${id}: evicted less than a window after a heartbeat answered ok`).toBeGreaterThanOrEqual(outcomes.get(id)!.sentAt + WINDOW);
+      expect(stamp(id), `${id}: evicted less than a window after a heartbeat answered ok`).toBeGreaterThanOrEqual(outcomes.get(id)!.sentAt + WINDOW);
     }
     for (const id of lost) {
       // Told to register again only once its tombstone was stored.
-      expect(tombstones.get(id)!, `${id}: told unknown_instance before its tombstone`).toBeLessThanOrEqual(outcomes.get(id)!.repliedAt);
+      expect(stamp(id), `${id}: told unknown_instance before its tombstone`).toBeLessThanOrEqual(outcomes.get(id)!.repliedAt);
     }
     // Both sides of the race were run (the spread straddles every deadline).
     expect(won.length).toBeGreaterThan(0);
