@@ -52,6 +52,37 @@ describe("CheckWheel", () => {
     expect(w.take(1e12)).toEqual([early, late]);
   });
 
+  it("keeps its bookkeeping out of the instance's JSON and keys, and apart from another wheel's", () => {
+    const a = { ...inst("a"), version: "1.0.0" } as InstanceState;
+    const before = JSON.stringify(a);
+    const one = new CheckWheel(100);
+    const two = new CheckWheel(100);
+    one.file(a, 1_000);
+    two.file(a, 5_000);
+    expect(JSON.stringify(a)).toBe(before);
+    expect(Object.keys(a)).toEqual(["agent_type", "instance_id", "version"]);
+    expect(two.take(1_000)).toEqual([]);
+    expect(one.take(1_000)).toEqual([a]);
+    expect(two.take(5_000)).toEqual([a]);
+    expect([one.size, two.size]).toEqual([0, 0]);
+  });
+
+  it("after clear, files every instance again as if new", () => {
+    const w = new CheckWheel(100);
+    const a = inst("a");
+    const b = inst("b");
+    w.file(a, 1_000);
+    w.file(b, 2_000);
+    w.clear();
+    expect(w.size).toBe(0);
+    expect(w.take(3_000)).toEqual([]);
+    // Filed later than before the clear: a stale earlier filing must not hold it back.
+    w.file(a, 4_000);
+    w.file(b, 3_500);
+    expect(w.size).toBe(2);
+    expect(w.take(4_000)).toEqual([b, a]);
+  });
+
   it("property: every filed instance comes back exactly once, at the first take at or past its slot", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.nat(20)), { maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 30 }), (filings, steps) => {
