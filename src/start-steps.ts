@@ -15,6 +15,7 @@ import type { Subjects } from "./protocol/subjects.js";
 import { KvStore, openBucket } from "./adapters/nats/kv-store.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
+import { utf8 } from "./adapters/nats/utf8.js";
 import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
@@ -174,7 +175,7 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
     log: ctx.root.child({ component: "events" }),
     now: () => ctx.clock.now(),
     replica: ctx.replicaName,
-    announce: ctx.config.heartbeatEvents ? (subject, json) => nc.publish(subject, json) : undefined,
+    announce: ctx.config.heartbeatEvents ? (subject, json) => nc.publish(subject, utf8(json)) : undefined,
     hooks: { onPublished: () => metrics.eventsPublished.inc(), onFailure: () => metrics.eventPublishFailures.inc() },
   });
   publisher.start();

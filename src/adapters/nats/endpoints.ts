@@ -11,6 +11,7 @@ import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../../domain/errors.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "./request-body.js";
+import { utf8 } from "./utf8.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { HeartbeatReply } from "../../protocol/messages.js";
 import type { InstanceStatus } from "../../protocol/states.js";
@@ -177,7 +178,7 @@ function handle(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, tokens: s
 function succeed(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, result: object | Uint8Array, started: number): void {
   try {
     // Bytes are a reply serialized ahead of time (cached lookups): sent as they are.
-    if (msg.reply) msg.respond(result instanceof Uint8Array ? result : JSON.stringify(result));
+    if (msg.reply) msg.respond(result instanceof Uint8Array ? result : utf8(JSON.stringify(result)));
   } catch (e) {
     fail(deps, endpoint, msg, e, started);
     return;
