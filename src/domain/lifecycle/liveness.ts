@@ -129,7 +129,7 @@ export type MemoryLivenessJudgement = {
  * (whose compare-and-set then beats the tombstone's). The deadline itself is the same as under
  * store liveness (evictionDeadline), so eviction is never earlier; it is later by at most how
  * late the mark was applied. Self-preservation (isPaused) holds marks back along with
- * evictions. `markAheadMs` is the caller's tick (see the mark below).
+ * evictions. `markAheadMs` is how early the caller marks (see the mark below).
  *
  * Judges one instance; null for the static instance. The evictor's schedule (check-wheel.ts)
  * looks at an instance again at `at`: heard meanwhile, its times only move later, and a write
@@ -142,8 +142,9 @@ export function judgeMemoryLiveness(instance: InstanceState, now: number, graceS
   const lateAt = base + lateIntervals(policy.missedHeartbeats) * interval;
   const late = lateAt <= now;
   if (!isSuspect(instance)) {
-    // Marked up to one pass early (at most a quarter interval): a mark written one pass after
-    // `late` would push the eviction one pass past the deadline, through the lead.
+    // Marked `markAheadMs` early (the evictor: a tick, and time for the mark to be applied),
+    // at most a quarter interval: a mark applied after `late` would push the eviction past the
+    // deadline by as much, through the lead.
     const markAt = lateAt - Math.min(markAheadMs, 0.25 * interval);
     return markAt <= now ? { late, action: "mark", at: markAt } : { late, action: null, at: markAt };
   }
