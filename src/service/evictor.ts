@@ -14,7 +14,7 @@
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
-import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy } from "../domain/lifecycle/liveness.js";
+import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy, type MemoryLivenessJudgement } from "../domain/lifecycle/liveness.js";
 import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
 import { AgentStatus, type InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
@@ -265,7 +265,7 @@ export class Evictor {
     const marks: InstanceState[] = [];
     const due: Array<{ i: InstanceState; at: number }> = [];
     const look = (i: InstanceState): void => {
-      const j = judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.markAheadMs);
+      const j = this.judge(i, now);
       if (j === null) return;
       if (j.late) this.late.add(i);
       if (j.action === null) {
@@ -309,6 +309,11 @@ export class Evictor {
     await this.runBounded([...due.map(({ i }) => ({ i, evict: true })), ...toMark.map((i) => ({ i, evict: false }))], (op) => (op.evict ? this.evict(op.i, now) : this.mark(op.i, now)));
   }
 
+  /** One instance under memory liveness, by this evictor's grace start, policy and mark lead: the wheel and self-preservation must judge alike. */
+  private judge(i: InstanceState, now: number): MemoryLivenessJudgement | null {
+    return judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.markAheadMs);
+  }
+
   /** The view holds this very instance (not one that left, nor a newer copy after it left and came back). */
   private isLive(i: InstanceState): boolean {
     return this.deps.view.instance(i.agent_type, i.instance_id) === i;
@@ -319,7 +324,7 @@ export class Evictor {
     const live = this.deps.view.expiringInstanceCount();
     let late = 0;
     for (const i of this.late) {
-      if (this.isLive(i) && judgeMemoryLiveness(i, now, this.graceStart, this.deps.policy, this.markAheadMs)?.late) late++;
+      if (this.isLive(i) && this.judge(i, now)?.late) late++;
       else this.late.delete(i);
     }
     return { live, ratio: live <= 0 ? 0 : late / live };
