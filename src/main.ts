@@ -70,7 +70,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     const connected = status.nc !== null && !status.nc.isClosed() && state !== RegistryState.Stopped;
     const checks = {
       nats: { ok: connected && status.natsUp, detail: status.natsUp ? (status.natsUrl ?? "") : "not connected" },
-      store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${config.bucket}, stream ${config.eventsStream}` : "not opened" },
+      store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${config.bucket}, stream ${config.eventsStream}` : status.storesWaiting ? `waiting: ${status.storesWaiting}` : "not opened" },
       view: { ok: status.viewLoaded(), detail: `revision ${view.revision}` },
       endpoints: { ok: status.endpointsUp, detail: status.endpointsUp ? "serving" : "not started" },
     };

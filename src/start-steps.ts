@@ -13,6 +13,7 @@ import { TypeBudgets } from "./domain/rate-limit.js";
 import { EventType } from "./protocol/events.js";
 import type { Subjects } from "./protocol/subjects.js";
 import { KvStore, openBucket } from "./adapters/nats/kv-store.js";
+import { untilPlaced } from "./adapters/nats/until-placed.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { utf8 } from "./adapters/nats/utf8.js";
@@ -65,6 +66,8 @@ export type RuntimeStatus = {
   natsUrl: string | undefined;
   natsUp: boolean;
   storesOpen: boolean;
+  /** Why the stores are not open yet, while the start waits for a forming cluster (until-placed.ts). */
+  storesWaiting?: string;
   endpointsUp: boolean;
   viewLoaded: () => boolean;
 };
@@ -156,14 +159,25 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
 export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Stores> {
   const { config, log } = ctx;
   const js = jetstream(nc, { timeout: config.requestTimeoutMs });
-  const bucket = await openBucket(js, { bucket: config.bucket, replicas: config.replicas, history: config.history, maxBytes: config.bucketMaxBytes, timeoutMs: config.requestTimeoutMs });
+  // A cluster still forming refuses replicated creates for a while: wait it out (until-placed.ts).
+  const placing = { signal: ctx.signal, log, replicas: config.replicas, onWait: (reason: string) => (ctx.status.storesWaiting = reason) };
+  const bucket = await untilPlaced(
+    `the KV bucket ${config.bucket}`,
+    () => openBucket(js, { bucket: config.bucket, replicas: config.replicas, history: config.history, maxBytes: config.bucketMaxBytes, timeoutMs: config.requestTimeoutMs }),
+    placing,
+  );
   if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
   for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
   if (bucket.check.history < 2) log.warn({ bucket: config.bucket }, "the bucket keeps one value per key: events a replica could not store before it died cannot be recovered (REGISTRY_HISTORY, docs/configuration.md)");
-  const events = await EventStream.open(nc, ctx.subjects, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs });
+  const events = await untilPlaced(
+    `the events stream ${config.eventsStream}`,
+    () => EventStream.open(nc, ctx.subjects, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs }),
+    placing,
+  );
   if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
   for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
   ctx.status.storesOpen = true;
+  ctx.status.storesWaiting = undefined;
   return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }), events: events.stream };
 }
 

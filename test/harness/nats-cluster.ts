@@ -12,6 +12,11 @@ import { distinctFreePorts } from "./ports.js";
 export interface NatsClusterOptions
   extends Omit<NatsServerOptions, "port" | "clusterPort" | "routes" | "serverName" | "storeDir" | "jetstream"> {
   size?: number;
+  /**
+   * How many of the nodes start now (all by default); the others are in every node's routes
+   * but start only with startRemaining(), as servers of a cluster still forming that join late.
+   */
+  startNow?: number;
   /** How long to wait for JetStream to elect a meta leader; 2.9 takes a few seconds. */
   metaLeaderTimeoutMs?: number;
   /** Credentials for the readiness probe when configText adds authorization. */
@@ -20,14 +25,17 @@ export interface NatsClusterOptions
 
 export interface NatsClusterHandle extends AsyncDisposable {
   readonly nodes: NatsServerHandle[];
+  /** The client URLs of the nodes started so far. */
   readonly urls: string[];
+  /** Starts the nodes `startNow` left out, and waits until each sees the meta leader. */
+  startRemaining(): Promise<void>;
   /** Polls every running node until JetStream answers there; use after restarts. */
   waitForMetaLeader(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsClusterHandle> {
-  const { size = 3, metaLeaderTimeoutMs = 30_000, connectOptions, ...serverOpts } = opts;
+  const { size = 3, startNow: startFirst = size, metaLeaderTimeoutMs = 30_000, connectOptions, ...serverOpts } = opts;
   const host = serverOpts.host ?? "127.0.0.1";
   const clusterName = serverOpts.clusterName ?? "registry";
   // nats-server reports the cluster port in its ports file too, but a full mesh needs
@@ -35,21 +43,29 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
   const clusterPorts = await distinctFreePorts(size, host);
   const routes = clusterPorts.map((p) => `nats://${host}:${p}`);
 
-  const started = await Promise.allSettled(
-    clusterPorts.map((clusterPort, i) =>
-      startNatsServer({ ...serverOpts, host, clusterName, clusterPort, routes, serverName: `${clusterName}-${i + 1}`, jetstream: true }),
-    ),
-  );
-  const nodes = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-  const failure = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failure) {
-    await Promise.all(nodes.map((n) => n.stop()));
-    throw failure.reason;
-  }
+  const startNode = (i: number) =>
+    startNatsServer({ ...serverOpts, host, clusterName, clusterPort: clusterPorts[i]!, routes, serverName: `${clusterName}-${i + 1}`, jetstream: true });
+  const nodes: NatsServerHandle[] = [];
+  const startNodes = async (indexes: number[]) => {
+    const started = await Promise.allSettled(indexes.map(startNode));
+    nodes.push(...started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])));
+    const failure = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failure) {
+      await Promise.all(nodes.map((n) => n.stop()));
+      throw failure.reason;
+    }
+  };
+  await startNodes(Array.from({ length: Math.min(size, Math.max(1, startFirst)) }, (_, i) => i));
 
   const cluster: NatsClusterHandle = {
     nodes,
-    urls: nodes.map((n) => n.url),
+    get urls() {
+      return nodes.map((n) => n.url);
+    },
+    startRemaining: async () => {
+      await startNodes(Array.from({ length: size - nodes.length }, (_, i) => nodes.length + i));
+      await cluster.waitForMetaLeader();
+    },
     waitForMetaLeader: (timeoutMs = metaLeaderTimeoutMs) => waitForMetaLeader(nodes, timeoutMs, connectOptions),
     stop: async () => {
       await Promise.all(nodes.map((n) => n.stop()));
