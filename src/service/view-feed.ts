@@ -228,7 +228,7 @@ export class ViewFeed {
         view.noteRevision(entry.revision);
         this.deps.onReserved(entry);
       } else {
-        const events = view.apply(entry);
+        const events = view.apply(entry, key);
         // Entries of the initial load are history: their events were derived when they happened.
         if ((this.loaded || this.replaying) && events.length > 0) this.deps.onEvents(events);
       }

@@ -38,9 +38,11 @@ export function parseKey(key: string): ParsedKey {
     return agentType && !agentType.includes(".") ? { kind: "agent", agentType } : { kind: "unknown" };
   }
   if (key.startsWith(INSTANCE_KEY_PREFIX)) {
-    const rest = key.slice(INSTANCE_KEY_PREFIX.length).split(".");
-    if (rest.length === 2 && rest[0] && rest[1]) return { kind: "instance", agentType: rest[0], instanceId: rest[1] };
-    return { kind: "unknown" };
+    // Two cuts at the dots rather than a split: a million of these in a cold start.
+    const from = INSTANCE_KEY_PREFIX.length;
+    const dot = key.indexOf(".", from);
+    if (dot <= from || dot === key.length - 1 || key.indexOf(".", dot + 1) !== -1) return { kind: "unknown" };
+    return { kind: "instance", agentType: key.slice(from, dot), instanceId: key.slice(dot + 1) };
   }
   if (key.startsWith(SCHEMA_KEY_PREFIX)) {
     // The name has no dot; the version may (1.0.0-rc.1): the first dot splits them.

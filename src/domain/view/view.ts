@@ -11,6 +11,7 @@ import {
   agentKey,
   recordOfInstance,
   parseKey,
+  type ParsedKey,
   readAgentRecord,
   readInstanceRecord,
   RemovalReason,
@@ -308,10 +309,10 @@ export class RegistryView {
     this.revision = revision;
   }
 
-  apply(entry: StoreEntry): StoreEvent[] {
+  /** `key`: the entry's key, when the caller has already parsed it (the feed has). */
+  apply(entry: StoreEntry, key: ParsedKey = parseKey(entry.key)): StoreEvent[] {
     if (entry.revision <= this.revision) return [];
     this.revision = entry.revision;
-    const key = parseKey(entry.key);
     if (entry.operation === "PUT" && key.kind !== "reserved") {
       // Nothing of a key that breaks the token rules ever entered the view, so there is nothing to remove.
       const problem =
@@ -440,37 +441,59 @@ export class RegistryView {
       // an instance across an await takes a copy (the evictor does). A new instance keeps its
       // agent's string rather than the one cut from this entry's key, which would keep the
       // whole key alive.
-      const heardBefore = previous?.last_heartbeat ?? 0;
-      const next = (previous ?? { agent_type: agent?.agent_type ?? agentType, instance_id: detached(instanceId) }) as Mutable<InstanceState>;
-      if (next.version !== record.version) next.version = record.version;
-      next.status = sharedStatus(record.status);
-      next.registered_at = record.registered_at;
-      next.last_heartbeat = record.last_heartbeat;
-      next.heartbeat_interval_ms = record.heartbeat_interval_ms;
-      next.active_tasks = record.active_tasks;
-      next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
-      next.revision = entry.revision;
       const now = this.clock.now();
-      if (record.suspect_since === undefined || previous === undefined) {
-        // A register or heartbeat reached this replica now: on its own clock, never on the
-        // stamp of the replica that took it (issue 14: a replica 10 s behind got live instances
-        // evicted). An entry applied again (a resumed watch) never gets here: see apply().
-        // A write that leaves a mark out clears it, and is a hearing like any other.
-        next.observed_at = now;
+      let next: Mutable<InstanceState>;
+      if (previous === undefined) {
+        // Built whole, every field in the order the update below keeps: a literal of two
+        // fields grown one by one moved through a dozen hidden classes and reallocated its
+        // property store on the way, most of what applying an instance cost in a load of a
+        // million (docs/performance.md). A register or heartbeat reached this replica now, on
+        // its own clock, never on the stamp of the replica that took it (issue 14), and even
+        // a marked record is a first hearing for this view.
+        next = {
+          agent_type: agent?.agent_type ?? agentType,
+          instance_id: detached(instanceId),
+          version: record.version,
+          status: sharedStatus(record.status),
+          registered_at: record.registered_at,
+          last_heartbeat: record.last_heartbeat,
+          heartbeat_interval_ms: record.heartbeat_interval_ms,
+          active_tasks: record.active_tasks,
+          metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
+          revision: entry.revision,
+          observed_at: now,
+          suspect_since: record.suspect_since ?? null,
+          mark_seen_at: record.suspect_since === undefined ? 0 : now,
+        };
+        instances.set(next.instance_id, next);
       } else {
-        // A suspect mark says the evictor did not hear the instance: it must not count as
-        // hearing it here. Its last heartbeat as this replica heard it may be newer than the
-        // evictor's copy.
-        if (heardBefore > record.last_heartbeat) next.last_heartbeat = heardBefore;
+        next = previous as Mutable<InstanceState>;
+        const heardBefore = previous.last_heartbeat;
+        if (next.version !== record.version) next.version = record.version;
+        next.status = sharedStatus(record.status);
+        next.registered_at = record.registered_at;
+        next.last_heartbeat = record.last_heartbeat;
+        next.heartbeat_interval_ms = record.heartbeat_interval_ms;
+        next.active_tasks = record.active_tasks;
+        next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
+        next.revision = entry.revision;
+        if (record.suspect_since === undefined) {
+          // A write that leaves a mark out clears it, and is a hearing like any other. An
+          // entry applied again (a resumed watch) never gets here: see apply().
+          next.observed_at = now;
+          next.suspect_since = null;
+          next.mark_seen_at = 0;
+        } else {
+          // A suspect mark says the evictor did not hear the instance: it must not count as
+          // hearing it here. Its last heartbeat as this replica heard it may be newer than the
+          // evictor's copy.
+          if (heardBefore > record.last_heartbeat) next.last_heartbeat = heardBefore;
+          if (next.suspect_since !== record.suspect_since) {
+            next.suspect_since = record.suspect_since;
+            next.mark_seen_at = now;
+          }
+        }
       }
-      if (record.suspect_since === undefined) {
-        next.suspect_since = null;
-        next.mark_seen_at = 0;
-      } else if (next.suspect_since !== record.suspect_since) {
-        next.suspect_since = record.suspect_since;
-        next.mark_seen_at = now;
-      }
-      if (previous === undefined) instances.set(next.instance_id, next);
       this.changes.note(next);
       gone.delete(instanceId);
       if (agent) {
