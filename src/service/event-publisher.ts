@@ -106,7 +106,7 @@ export class EventPublisher {
   }
 
   /** Derived events, in store order. */
-  enqueue(events: StoreEvent[]): void {
+  enqueue(events: readonly StoreEvent[]): void {
     this.pending.push(...events);
     if (this.pending.length > MAX_PENDING) {
       const excess = this.pending.length - MAX_PENDING;

@@ -44,7 +44,7 @@ export type ViewFeedDeps = {
   view: RegistryView;
   log: Logger;
   /** Events derived from changes after the initial load, in store order. */
-  onEvents: (events: StoreEvent[]) => void;
+  onEvents: (events: readonly StoreEvent[]) => void;
   /** Entries of reserved keys other than subject claims (the evictor lease); claims go to the view. */
   onReserved: (entry: StoreEntry) => void;
   onRestart?: (reason: string) => void;

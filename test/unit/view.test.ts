@@ -21,8 +21,8 @@ function makeSpec(type: string, caps: string[] = [`${type}.run`], extra: Record<
   });
 }
 
-const types = (events: StoreEvent[]): string[] => events.map((e) => e.type);
-const capEvents = (events: StoreEvent[]) =>
+const types = (events: readonly StoreEvent[]): string[] => events.map((e) => e.type);
+const capEvents = (events: readonly StoreEvent[]) =>
   events.flatMap((e) => (e.type === "registry.capability.changed" ? [{ name: e.subject, ...e.data }] : []));
 
 describe("RegistryView.apply: agent lifecycle events", () => {
