@@ -12,7 +12,7 @@ import type { SchemaChecks } from "./domain/spec/validation.js";
 import { TypeBudgets } from "./domain/rate-limit.js";
 import { EventType } from "./protocol/events.js";
 import type { Subjects } from "./protocol/subjects.js";
-import { KvStore, openBucket } from "./adapters/nats/kv-store.js";
+import { KvStore, openBucket, openWatchHandle } from "./adapters/nats/kv-store.js";
 import { untilPlaced } from "./adapters/nats/until-placed.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
@@ -176,9 +176,10 @@ export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Store
   );
   if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
   for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
+  const watchKv = await openWatchHandle(nc, config.bucket, config.requestTimeoutMs);
   ctx.status.storesOpen = true;
   ctx.status.storesWaiting = undefined;
-  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }), events: events.stream };
+  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv), events: events.stream };
 }
 
 export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {

@@ -216,6 +216,66 @@ describe("ViewFeed", () => {
     expect(calls).toBe(2);
   });
 
+  /** A reader whose first watch takes until `release()` to be created, as a server positioning a consumer over a million keys. */
+  function slowToWatch() {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const made: StoreWatch[] = [];
+    let calls = 0;
+    const reader: StoreReader = {
+      get: (k) => store.get(k),
+      lastRevision: () => store.lastRevision(),
+      watch: async (after): Promise<StoreWatch> => {
+        if (++calls === 1) await released;
+        const w = await store.watch(after);
+        let stopped = false;
+        made.push(w);
+        return Object.assign(w, { stopped: () => stopped, stop: ((inner) => () => ((stopped = true), inner()))(w.stop.bind(w)) });
+      },
+    };
+    return { reader, release, made: made as Array<StoreWatch & { stopped(): boolean }>, calls: () => calls };
+  }
+
+  it("does not take a watch still being created for a stalled one", async () => {
+    await addAgent("alpha");
+    const slow = slowToWatch();
+    const f = startFeed(slow.reader, { checkIntervalMs: 10 });
+    await f.start();
+    // Many lag checks pass while the creation is pending: none restarts it.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(restarts).toEqual([]);
+    slow.release();
+    await f.whenLoaded();
+    expect(view.get("alpha")).toBeDefined();
+    expect(slow.calls()).toBe(1);
+  });
+
+  it("stops without waiting for a watch being created, and stops that watch once it is", async () => {
+    await addAgent("alpha");
+    const slow = slowToWatch();
+    const f = startFeed(slow.reader);
+    await f.start();
+    await new Promise((r) => setTimeout(r, 20));
+    await f.stop();
+    feed = null;
+    slow.release();
+    await waitFor(() => slow.made.length === 1 && slow.made[0]!.stopped(), { message: "the late watch stopped" });
+  });
+
+  it("ends a watch created after a restart was asked for, and resumes", async () => {
+    await addAgent("alpha");
+    const slow = slowToWatch();
+    const f = startFeed(slow.reader);
+    await f.start();
+    await new Promise((r) => setTimeout(r, 20));
+    f.restart("reconnected");
+    slow.release();
+    await waitFor(() => slow.calls() === 2, { message: "a second watch after the restart" });
+    expect(slow.made[0]!.stopped()).toBe(true);
+    await f.whenLoaded();
+    expect(view.get("alpha")).toBeDefined();
+  });
+
   describe("reload", () => {
     /** A store reader that can be pointed at another store and made to fail lastRevision. */
     function switchable(initial: MemoryStore) {

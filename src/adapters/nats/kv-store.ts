@@ -9,7 +9,7 @@
  * stream leader holds. Nothing but the registry reads the bucket, so the cost is ours alone.
  */
 import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
-import { JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
+import { JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
 import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
@@ -54,6 +54,21 @@ export async function openBucket(js: JetStreamClient, s: BucketSettings): Promis
 }
 
 /**
+ * The least a watch's creation is given. A watch of last values is a consumer the server
+ * positions on the last value of every key before it answers: 3-5 s against a million keys on
+ * nats-server 2.9.10, and on a busy machine more than the 5 s of any other call. A start
+ * that gave up at 5 s asked again, and each try had the server position another consumer
+ * (fleet-1m once took 51 s to start, five creations timing out). A server that is away is
+ * still noticed at once: the connection's own handling says so.
+ */
+export const WATCH_CREATE_TIMEOUT_MS = 60_000;
+
+/** The bucket through a JetStream context that waits WATCH_CREATE_TIMEOUT_MS (or `timeoutMs`, if longer). */
+export function openWatchHandle(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<KV> {
+  return new Kvm(jetstream(nc, { timeout: Math.max(timeoutMs, WATCH_CREATE_TIMEOUT_MS) })).open(bucket);
+}
+
+/**
  * Updates go out as plain JetStream publishes through an AckedPublisher rather than
  * kv.update(), which is the same wire message at a much higher garbage cost per write
  * (acked-publisher.ts). Their subject is `$KV.<bucket>.<key>`: the registry's own bucket,
@@ -66,9 +81,14 @@ export class KvStore implements Store, StoreHistory {
   private readonly publisher: AckedPublisher;
   private readonly subjectPrefix: string;
 
+  /**
+   * `watchKv`: the same bucket through a JetStream context that waits longer for an answer
+   * (openWatchHandle), for creating watches.
+   */
   constructor(
     private readonly kv: KV,
     writes: KvWrites,
+    private readonly watchKv: KV = kv,
   ) {
     this.publisher = new AckedPublisher(writes.nc, writes.timeoutMs, writes.inboxPrefix);
     this.subjectPrefix = `$KV.${writes.bucket}.`;
@@ -147,7 +167,7 @@ export class KvStore implements Store, StoreHistory {
   private async watchFrom(opts: { resumeFromRevision?: number }): Promise<StoreWatch> {
     let iter: QueuedIterator<KvWatchEntry>;
     try {
-      iter = await this.kv.watch(opts);
+      iter = await this.watchKv.watch(opts);
     } catch (e) {
       throw unavailable("watch", e);
     }
