@@ -100,16 +100,10 @@ export class ViewFeed {
   private lastCheckedDelivered = -1;
 
   private readonly unreadable: UnreadableRecords;
-  /** Whether the loop waits for the store to create a watch. */
-  private creatingWatch = false;
-  /** restart() or reload() came while a watch was being created: end it once it is. */
-  private endWhenCreated = false;
-  /** Resolves (to null) when stop() is called: what a pending watch creation races. */
-  private readonly stopping: Promise<null>;
-  private resolveStopping!: (v: null) => void;
+  /** While the loop waits for the store to create a watch: gives that creation up. */
+  private abandonCreation: (() => void) | null = null;
 
   constructor(private readonly deps: ViewFeedDeps) {
-    this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
     this.unreadable = new UnreadableRecords(deps.log, deps.onUnreadable);
     this.waiters = new RevisionWaiters(deps.maxRevisionWaiters ?? DEFAULT_MAX_REVISION_WAITERS);
     deps.view.onUnreadable((key, revision, problem) => this.unreadable.report(key, revision, problem));
@@ -158,9 +152,9 @@ export class ViewFeed {
     this.endWatch();
   }
 
-  /** Stops the current watch, or the one being created as soon as it is. */
+  /** Stops the current watch, or abandons the one being created. */
   private endWatch(): void {
-    if (this.creatingWatch) this.endWhenCreated = true;
+    this.abandonCreation?.();
     this.watch?.stop();
   }
 
@@ -172,7 +166,7 @@ export class ViewFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.resolveStopping(null);
+    this.abandonCreation?.();
     this.wake?.();
     if (this.checkTimer) clearInterval(this.checkTimer);
     if (this.shareTimer) clearInterval(this.shareTimer);
@@ -195,29 +189,27 @@ export class ViewFeed {
           if (this.loadTarget === 0) this.markLoaded();
         }
         // Creating the watch is a consumer the server positions on the last value of every
-        // key: seconds against a million keys on nats-server 2.9.10. Meanwhile nothing is
-        // delivered, which is no stall (checkLag), and stop() does not wait for it.
+        // key: seconds against a million keys on nats-server 2.9.10, so a watch of last values
+        // is given a minute (kv-store.ts). Meanwhile nothing is delivered, which is no stall (checkLag); a
+        // stop, restart or reload abandons it at once rather than waiting on a request that
+        // may have been lost with the connection, and the watch is stopped if it comes later.
         const creating = this.deps.store.watch(this.deps.view.revision);
-        this.creatingWatch = true;
+        const abandoned = new Promise<null>((resolve) => (this.abandonCreation = () => resolve(null)));
         let created: StoreWatch | null;
-        let endNow = false;
         try {
-          created = await Promise.race([creating, this.stopping]);
+          created = await Promise.race([creating, abandoned]);
         } finally {
-          // A creation that failed answers a restart asked meanwhile as well as one that ends.
-          this.creatingWatch = false;
-          endNow = this.endWhenCreated;
-          this.endWhenCreated = false;
+          this.abandonCreation = null;
         }
         if (created === null) {
           creating.then(
             (w) => w.stop(),
             () => undefined,
           );
-          break;
+          continue;
         }
         this.watch = created;
-        if (this.stopped || endNow) this.watch.stop();
+        if (this.stopped) this.watch.stop();
         for await (const entry of this.watch) {
           this.failures = 0;
           this.apply(entry);
@@ -392,7 +384,7 @@ export class ViewFeed {
 
   private async checkLag(): Promise<void> {
     if (this.stopped || this.recovering) return;
-    if (this.creatingWatch) {
+    if (this.abandonCreation !== null) {
       // A watch being created has delivered nothing yet: not a stall, and a restart would only
       // ask the server to position another consumer over every key.
       this.stalledChecks = 0;

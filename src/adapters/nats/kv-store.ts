@@ -83,7 +83,7 @@ export class KvStore implements Store, StoreHistory {
 
   /**
    * `watchKv`: the same bucket through a JetStream context that waits longer for an answer
-   * (openWatchHandle), for creating watches.
+   * (openWatchHandle), for creating watches of last values.
    */
   constructor(
     private readonly kv: KV,
@@ -167,7 +167,10 @@ export class KvStore implements Store, StoreHistory {
   private async watchFrom(opts: { resumeFromRevision?: number }): Promise<StoreWatch> {
     let iter: QueuedIterator<KvWatchEntry>;
     try {
-      iter = await this.watchKv.watch(opts);
+      // Only a watch of last values makes the server position a consumer over every key; one
+      // that resumes from a revision is quick, and keeps the short timeout that notices a
+      // request lost in an outage (a cluster restarting) in seconds.
+      iter = await (opts.resumeFromRevision === undefined ? this.watchKv : this.kv).watch(opts);
     } catch (e) {
       throw unavailable("watch", e);
     }
