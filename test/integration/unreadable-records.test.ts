@@ -83,8 +83,12 @@ it("records the registry cannot read are skipped and counted, lookups go on, and
   const c = await RawClient.connect(server.url, PREFIX);
   const probe = await RawClient.connect(server.url, PREFIX);
   try {
-    const register = async (type: string, extra: Record<string, unknown> = {}, id = `${type.slice(-1)}1`) =>
-      expect((await c.request(`register.${type}`, { spec: spec(type, extra), instance_id: id })).ok).toBe(true);
+    /** Registers and returns the write's revision (a lookup right after passes it as min_revision: views trail the store). */
+    const register = async (type: string, extra: Record<string, unknown> = {}, id = `${type.slice(-1)}1`): Promise<number> => {
+      const r = await c.request(`register.${type}`, { spec: spec(type, extra), instance_id: id });
+      expect(r.ok).toBe(true);
+      return r.body.revision as number;
+    };
     await register("seed-a");
     await register("seed-b", { tenant_scope: "acme" });
     // Victims: registered agent types whose records the property garbles.
@@ -125,8 +129,8 @@ it("records the registry cannot read are skipped and counted, lookups go on, and
     expect(metricValue(await proc.metrics(), UNREADABLE)).toBe(written.length);
     await expectSeedsServed(c);
     // Writes still work, and what they write is served.
-    await register("after-bad");
-    expect((await c.request("lookup", { capability: "after-bad.run" })).body.providers).toHaveLength(1);
+    const afterBad = await register("after-bad");
+    expect((await c.request("lookup", { capability: "after-bad.run", min_revision: afterBad })).body.providers).toHaveLength(1);
 
     // A replica started on this bucket: ready, serving, each key that still holds a bad record counted once.
     await proc.stop();
