@@ -1,6 +1,6 @@
 import { Registry, register as globalRegistry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { DEREGISTRATION_REASONS, REQUEST_DURATION_BUCKETS, createMetrics, setBuildInfo } from "../../src/adapters/http/metrics.js";
+import { DEREGISTRATION_REASONS, REQUEST_DURATION_BUCKETS, createMetrics, requestObserver, setBuildInfo } from "../../src/adapters/http/metrics.js";
 
 const EXPECTED = {
   agent_registry_agents: { type: "gauge", labels: ["status"] },
@@ -83,12 +83,42 @@ describe("createMetrics", () => {
     expect(REQUEST_DURATION_BUCKETS[0]).toBe(0.0001);
     expect(REQUEST_DURATION_BUCKETS.at(-1)).toBe(1);
     const m = createMetrics();
-    m.requestDuration.observe({ endpoint: "lookup", outcome: "ok" }, 0.0003);
+    m.requestDuration.bind({ endpoint: "lookup", outcome: "ok" })(0.0003);
     const s = samples(await m.registry.metrics());
     expect(s.get('agent_registry_request_duration_seconds_bucket{le="0.0001",endpoint="lookup",outcome="ok"}')).toBe(0);
     expect(s.get('agent_registry_request_duration_seconds_bucket{le="0.0005",endpoint="lookup",outcome="ok"}')).toBe(1);
     expect(s.get('agent_registry_request_duration_seconds_bucket{le="+Inf",endpoint="lookup",outcome="ok"}')).toBe(1);
     expect(s.get('agent_registry_request_duration_seconds_count{endpoint="lookup",outcome="ok"}')).toBe(1);
+  });
+
+  it("counts each request the observer is told of in every series it feeds, as of each read", async () => {
+    const m = createMetrics();
+    const observe = requestObserver(m);
+    observe("heartbeat", "ok", 0.0002);
+    observe("heartbeat", "ok", 0.002);
+    observe("heartbeat", "shed", 0.00001);
+    observe("register", "unavailable", 0.3);
+    observe("lookup", "ok", 0.0001);
+    // A direct inc on the same series adds to what the observer counted.
+    m.requests.inc({ endpoint: "lookup", outcome: "ok" }, 2);
+    let s = samples(await m.registry.metrics());
+    expect(s.get('agent_registry_requests_total{endpoint="heartbeat",outcome="ok"}')).toBe(2);
+    expect(s.get('agent_registry_requests_total{endpoint="heartbeat",outcome="shed"}')).toBe(1);
+    expect(s.get('agent_registry_requests_total{endpoint="lookup",outcome="ok"}')).toBe(3);
+    expect(s.get('agent_registry_heartbeats_total{outcome="ok"}')).toBe(2);
+    expect(s.get('agent_registry_heartbeats_total{outcome="shed"}')).toBe(1);
+    expect(s.get('agent_registry_registrations_total{outcome="unavailable"}')).toBe(1);
+    expect(s.get("agent_registry_store_failures_total")).toBe(1);
+    expect(s.get('agent_registry_request_duration_seconds_count{endpoint="heartbeat",outcome="ok"}')).toBe(2);
+    expect(s.get('agent_registry_request_duration_seconds_bucket{le="0.001",endpoint="heartbeat",outcome="ok"}')).toBe(1);
+    // Counted once: a second read adds only what came since.
+    observe("heartbeat", "ok", 0.0002);
+    s = samples(await m.registry.metrics());
+    expect(s.get('agent_registry_requests_total{endpoint="heartbeat",outcome="ok"}')).toBe(3);
+    expect(s.get('agent_registry_heartbeats_total{outcome="ok"}')).toBe(3);
+    // Read alone, as a scrape of one metric would, the counter is still current.
+    observe("heartbeat", "ok", 0.0002);
+    expect(await m.registry.getSingleMetricAsString("agent_registry_heartbeats_total")).toContain('agent_registry_heartbeats_total{outcome="ok"} 4');
   });
 
   it("exposes each deregistration reason at 0 before any event, and counts by label", async () => {
