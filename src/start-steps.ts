@@ -17,6 +17,7 @@ import { untilPlaced } from "./adapters/nats/until-placed.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { utf8 } from "./adapters/nats/utf8.js";
+import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "./adapters/nats/write-backlog.js";
 import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
@@ -184,13 +185,21 @@ export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Store
 
 export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {
   const { metrics } = ctx;
+  let dropped = 0;
+  const announce = giveWayPublisher(nc, () => dropped++);
+  metrics.sources.heartbeatEventsDropped = () => dropped;
+  metrics.sources.writeBacklogBytes = () => writeBacklogBytes(nc);
+  if (ctx.config.heartbeatEvents && !canReadWriteBacklog(nc)) {
+    ctx.root.warn("cannot read the NATS connection's unsent output (another nats.js transport?): heartbeat events will not give way to replies when nats-server falls behind");
+  }
   const publisher = new EventPublisher({
     sink: stores.events,
     subjects: ctx.subjects,
     log: ctx.root.child({ component: "events" }),
     now: () => ctx.clock.now(),
     replica: ctx.replicaName,
-    announce: ctx.config.heartbeatEvents ? (subject, json) => nc.publish(subject, utf8(json)) : undefined,
+    // Heartbeat events give way to replies when nats-server reads slower than we write (write-backlog.ts).
+    announce: ctx.config.heartbeatEvents ? (subject, json) => announce(subject, utf8(json)) : undefined,
     hooks: { onPublished: () => metrics.eventsPublished.inc(), onFailure: () => metrics.eventPublishFailures.inc() },
   });
   publisher.start();

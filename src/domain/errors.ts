@@ -42,6 +42,18 @@ export class RateLimitedError extends RegistryError {
   }
 }
 
+/**
+ * Work refused at once because too much of it already waits for the store (heartbeat writes
+ * past REGISTRY_MAX_HEARTBEAT_WRITES): `unavailable` (503) to the client, which retries;
+ * metrics count it as `shed`, apart from the store's own failures.
+ */
+export class ShedError extends RegistryError {
+  constructor(message: string) {
+    super(ErrorCode.Unavailable, message);
+    this.name = "ShedError";
+  }
+}
+
 export const invalidRequest = (message: string, issues?: readonly ErrorIssue[]): RegistryError =>
   new RegistryError(ErrorCode.InvalidRequest, message, issues ? { issues } : {});
 export const invalidSpec = (message: string, issues?: readonly ErrorIssue[]): RegistryError =>

@@ -5,6 +5,14 @@
  * Now a heartbeat that arrives while one is being written joins the next write, whose message
  * is the merge of all that joined (the latest status and active_tasks win), and every joiner
  * gets that write's answer. An agent never gets `conflict` for its own heartbeat.
+ *
+ * And at most `maxWrites` instances with a write in flight. A store that slows down (a
+ * saturated JetStream, a leader election) would otherwise collect every heartbeat that needs a
+ * write, each with its request, timer and promise, until they time out together: in a full
+ * fleet-1m run on a slow machine, 800,000 heartbeats went that way in four minutes, with the
+ * event loop stalled up to 5.7 s and the connection lost 12 times (docs/reliability.md,
+ * "Overload"). Past the bound a heartbeat is refused at once (`heartbeat` returns null); one
+ * joining a write already in flight is not refused, as it costs the store nothing.
  */
 import type { HeartbeatMessage } from "./messages.js";
 
@@ -18,7 +26,10 @@ export class HeartbeatCoalescer<R> {
   /** Instances with a write in flight, and the write that follows it (if any joined). */
   private readonly slots = new Map<string, Slot<R>>();
 
-  constructor(private readonly write: (agentType: string, instanceId: string, msg: HeartbeatMessage) => Promise<R>) {}
+  constructor(
+    private readonly write: (agentType: string, instanceId: string, msg: HeartbeatMessage) => Promise<R>,
+    private readonly maxWrites = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Instances with a heartbeat write in flight (for tests and metrics). */
   get inFlight(): number {
@@ -30,10 +41,12 @@ export class HeartbeatCoalescer<R> {
     return this.slots.size > 0 && this.slots.has(slotKey(agentType, instanceId));
   }
 
-  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<R> {
+  /** The write's answer, or null when `maxWrites` instances already have a write in flight. */
+  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): Promise<R> | null {
     const key = slotKey(agentType, instanceId);
     const slot = this.slots.get(key);
     if (slot === undefined) {
+      if (this.slots.size >= this.maxWrites) return null;
       const own: Slot<R> = { next: null };
       this.slots.set(key, own);
       return this.run(key, own, agentType, instanceId, msg);

@@ -6,7 +6,7 @@
  * row answer `conflict`.
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode, RateLimitedError, RegistryError, invalidRequest, invalidSpec, limitExceeded, notFound } from "../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest, invalidSpec, limitExceeded, notFound } from "../domain/errors.js";
 import { checkQuotas, nearQuota, type Quotas, type RegistrationFacts } from "../domain/lifecycle/quotas.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
@@ -55,6 +55,8 @@ export type RegistrarSettings = SubjectRules & {
   readonly bucketMaxBytes: number;
   /** Stored status changes per instance per second (0: no bound); see status-damper.ts. */
   readonly statusChangesPerSecond?: number;
+  /** Instances whose heartbeat may be in the store's hands at once; past it: 503 at once (heartbeat-coalescer.ts). */
+  readonly maxHeartbeatWrites?: number;
 } & Quotas;
 
 export type RegistrarDeps = {
@@ -119,7 +121,7 @@ export class Registrar {
 
   constructor(private readonly deps: RegistrarDeps) {
     this.lateAfter = lateIntervals(deps.settings.missedHeartbeats);
-    this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg));
+    this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg), deps.settings.maxHeartbeatWrites);
     const perSecond = deps.settings.statusChangesPerSecond ?? 0;
     this.damper = new StatusDamper({
       windowMs: perSecond > 0 ? 1000 / perSecond : 0,
@@ -247,7 +249,16 @@ export class Registrar {
    * million instances), else a promise of the written heartbeat's reply.
    */
   heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): HeartbeatReply | Promise<HeartbeatReply> {
-    return this.answerFromMemory(agentType, instanceId, msg) ?? this.beats.heartbeat(agentType, instanceId, msg);
+    const answered = this.answerFromMemory(agentType, instanceId, msg);
+    if (answered !== null) return answered;
+    const written = this.beats.heartbeat(agentType, instanceId, msg);
+    if (written !== null) return written;
+    // Shed: the heartbeat is lost as surely as one whose write timed out, so the evictor is
+    // told the same way (every instance gets a whole window again), and the agent retries.
+    this.deps.onUnavailable?.();
+    throw new ShedError(
+      `the heartbeat of ${agentType}/${instanceId} was not written: ${this.beats.inFlight} heartbeat writes are already waiting for a slow store (REGISTRY_MAX_HEARTBEAT_WRITES); retry`,
+    );
   }
 
   /**

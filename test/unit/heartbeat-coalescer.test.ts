@@ -3,11 +3,11 @@ import { HeartbeatCoalescer } from "../../src/service/heartbeat-coalescer.js";
 import type { HeartbeatMessage } from "../../src/service/messages.js";
 
 /** A write the test completes by hand, recording what was written. */
-function controlledWrites() {
+function controlledWrites(maxWrites?: number) {
   const writes: Array<{ key: string; msg: HeartbeatMessage; done: (rev: number) => void; fail: (e: unknown) => void }> = [];
   const write = (t: string, i: string, msg: HeartbeatMessage) =>
     new Promise<number>((resolve, reject) => writes.push({ key: `${t}/${i}`, msg, done: resolve, fail: reject }));
-  return { writes, coalescer: new HeartbeatCoalescer<number>(write) };
+  return { writes, coalescer: new HeartbeatCoalescer<number>(write, maxWrites) };
 }
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -52,5 +52,34 @@ describe("HeartbeatCoalescer", () => {
     const again = coalescer.heartbeat("a", "i1", {});
     writes[2]!.done(5);
     expect(await again).toBe(5);
+  });
+
+  it("refuses a heartbeat of one more instance past maxWrites, never one joining a write in flight, and takes them again once a write ends", async () => {
+    const { writes, coalescer } = controlledWrites(2);
+    const first = coalescer.heartbeat("a", "i1", {});
+    const second = coalescer.heartbeat("a", "i2", {});
+    expect(coalescer.heartbeat("a", "i3", {})).toBeNull();
+    // Joining costs the store nothing: not refused, and answered by the next write of i1.
+    const joined = coalescer.heartbeat("a", "i1", { active_tasks: 2 });
+    expect(joined).not.toBeNull();
+    expect(writes.map((w) => w.key)).toEqual(["a/i1", "a/i2"]);
+    writes[1]!.done(7);
+    expect(await second).toBe(7);
+    await tick();
+    expect(coalescer.inFlight).toBe(1);
+    const third = coalescer.heartbeat("a", "i3", {});
+    expect(third).not.toBeNull();
+    // i1's slot stays taken while the write that joined it runs: still two in flight.
+    writes[0]!.done(8);
+    expect(await first).toBe(8);
+    await tick();
+    expect(writes.map((w) => w.key)).toEqual(["a/i1", "a/i2", "a/i3", "a/i1"]);
+    expect(coalescer.heartbeat("a", "i4", {})).toBeNull();
+    writes[3]!.fail(new Error("timed out"));
+    await expect(joined).rejects.toThrow("timed out");
+    await tick();
+    expect(coalescer.heartbeat("a", "i4", {})).not.toBeNull();
+    writes[2]!.done(9);
+    expect(await third).toBe(9);
   });
 });

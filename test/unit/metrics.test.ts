@@ -26,6 +26,8 @@ const EXPECTED = {
   agent_registry_evictor_leader: { type: "gauge", labels: [] },
   agent_registry_nats_connected: { type: "gauge", labels: [] },
   agent_registry_nats_reconnects_total: { type: "counter", labels: [] },
+  agent_registry_nats_write_backlog_bytes: { type: "gauge", labels: [] },
+  agent_registry_heartbeat_events_dropped_total: { type: "counter", labels: [] },
   agent_registry_events_published_total: { type: "counter", labels: [] },
   agent_registry_event_publish_failures_total: { type: "counter", labels: [] },
   agent_registry_self_preservation_active: { type: "gauge", labels: [] },

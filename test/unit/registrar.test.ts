@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
-import { RegistryError } from "../../src/domain/errors.js";
+import { RegistryError, ShedError } from "../../src/domain/errors.js";
 import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
 import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
 import { decodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
@@ -329,6 +329,47 @@ describe("Registrar.heartbeat and deregister", () => {
     await make(stale).heartbeat("alpha", "i1", { active_tasks: 2 });
     expect(conflicts).toBe(1);
     expect(await instanceRecord("alpha", "i1")).toMatchObject({ active_tasks: 2, last_heartbeat: t });
+  });
+
+  it("refuses a heartbeat past REGISTRY_MAX_HEARTBEAT_WRITES at once, as shed, and tells the evictor a heartbeat was lost", async () => {
+    for (const id of ["i2", "i3"]) await registrar.register("alpha", { spec: spec("alpha"), instance_id: id });
+    await catchUp(memory, view);
+    // A store whose writes hang while `hold` is on, as a saturated JetStream's do until they time out.
+    const hung: Array<() => void> = [];
+    let hold = true;
+    const slow = new FlakyStore(memory);
+    slow.write = (key, value, expected) =>
+      hold ? new Promise<number>((resolve, reject) => hung.push(() => memory.write(key, value, expected).then(resolve, reject))) : memory.write(key, value, expected);
+    let lost = 0;
+    const bounded = new Registrar({ store: slow, view, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings: { ...settings, maxHeartbeatWrites: 2 }, onUnavailable: () => lost++ });
+    const first = bounded.heartbeat("alpha", "i1", {});
+    const second = bounded.heartbeat("alpha", "i2", {});
+    expect(hung).toHaveLength(2);
+    let refusal: unknown = null;
+    try {
+      void bounded.heartbeat("alpha", "i3", {});
+    } catch (e) {
+      refusal = e;
+    }
+    // Thrown, not a promise: refusing costs no store call, timer or promise.
+    expect(refusal).toBeInstanceOf(ShedError);
+    expect(refusal).toMatchObject({ code: "unavailable", status: 503 });
+    expect((refusal as Error).message).toMatch(/2 heartbeat writes are already waiting .*REGISTRY_MAX_HEARTBEAT_WRITES.*retry/);
+    expect(lost).toBe(1);
+    expect(hung).toHaveLength(2);
+    // A heartbeat of an instance already being written joins that write instead.
+    const joined = bounded.heartbeat("alpha", "i1", { active_tasks: 4 });
+    hold = false;
+    for (const release of hung.splice(0)) release();
+    expect((await first).status).toBe("ready");
+    expect((await second).status).toBe("ready");
+    expect((await joined).status).toBe("ready");
+    expect(await instanceRecord("alpha", "i1")).toMatchObject({ active_tasks: 4 });
+    // Room again: the refused instance's next heartbeat is written.
+    t += 1000;
+    expect((await bounded.heartbeat("alpha", "i3", {})).status).toBe("ready");
+    expect(await instanceRecord("alpha", "i3")).toMatchObject({ last_heartbeat: t });
+    expect(lost).toBe(1);
   });
 
   it("answers unknown_instance after the instance was deregistered", async () => {

@@ -23,10 +23,14 @@ export function createMetrics(registry: Registry = new Registry()) {
   const collect = (): void => {
     for (const flush of pendingCounts) flush();
   };
+  // Read when scraped; the composition root points them at the NATS connection.
+  const sources = { writeBacklogBytes: (): number => 0, heartbeatEventsDropped: (): number => 0 };
+  let droppedShown = 0;
 
   const metrics = {
     registry,
     pendingCounts,
+    sources,
 
     // Fleet, as the local view sees it (recomputed from the view, hence gauges).
     agents: new Gauge({
@@ -181,6 +185,25 @@ export function createMetrics(registry: Registry = new Registry()) {
       name: "agent_registry_nats_reconnects_total",
       help: "Reconnections of the NATS connection",
       registers,
+    }),
+    natsWriteBacklog: new Gauge({
+      name: "agent_registry_nats_write_backlog_bytes",
+      help: "Bytes written to the NATS connection that its socket has not yet sent: above a few MB, nats-server is not reading as fast as the registry writes",
+      registers,
+      collect() {
+        this.set(sources.writeBacklogBytes());
+      },
+    }),
+    heartbeatEventsDropped: new Counter({
+      name: "agent_registry_heartbeat_events_dropped_total",
+      help: "registry.agent.heartbeat events not published because the NATS connection had over 8 MiB of unsent output",
+      registers,
+      // Kept as a plain number where it happens (drops come by the tens of thousands a second).
+      collect() {
+        const total = sources.heartbeatEventsDropped();
+        if (total > droppedShown) this.inc(total - droppedShown);
+        droppedShown = total;
+      },
     }),
     eventsPublished: new Counter({
       name: "agent_registry_events_published_total",

@@ -8,10 +8,11 @@
 import { randomUUID } from "node:crypto";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
-import { ErrorCode, RateLimitedError, RegistryError, invalidRequest } from "../../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest } from "../../domain/errors.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "./request-body.js";
 import { utf8 } from "./utf8.js";
+import { REPLY_BACKLOG_LIMIT_BYTES, writeBacklogBytes } from "./write-backlog.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { HeartbeatReply } from "../../protocol/messages.js";
 import type { InstanceStatus } from "../../protocol/states.js";
@@ -40,6 +41,8 @@ export type EndpointDeps = {
   log: Logger;
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
   observe?: (endpoint: string, outcome: string, seconds: number) => void;
+  /** Unsent output on the connection past which a heartbeat's reply is dropped (default REPLY_BACKLOG_LIMIT_BYTES; tests set it). */
+  replyBacklogLimitBytes?: number;
   /** Called after a heartbeat was stored (heartbeat events). */
   onHeartbeat?: (agentType: string, instanceId: string, status: InstanceStatus, activeTasks: number | undefined) => void;
 };
@@ -176,6 +179,14 @@ function handle(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, tokens: s
 }
 
 function succeed(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, result: object | Uint8Array, started: number): void {
+  // A heartbeat is taken before its reply is sent; a reply behind this much unsent output
+  // would reach its agent after the agent gave up, and would hold up the store's requests and
+  // the lease's renewals on the same socket (write-backlog.ts). The agent times out, as it
+  // would have anyway, and sends its next heartbeat on time.
+  if (endpoint === "heartbeat" && writeBacklogBytes(deps.nc) > (deps.replyBacklogLimitBytes ?? REPLY_BACKLOG_LIMIT_BYTES)) {
+    deps.observe?.(endpoint, "reply_dropped", (performance.now() - started) / 1000);
+    return;
+  }
   try {
     // Bytes are a reply serialized ahead of time (cached lookups): sent as they are.
     if (msg.reply) msg.respond(result instanceof Uint8Array ? result : utf8(JSON.stringify(result)));
@@ -188,7 +199,7 @@ function succeed(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, result: 
 
 function fail(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, e: unknown, started: number): void {
   const error = toRegistryError(e);
-  const outcome = error instanceof RateLimitedError ? "rate_limited" : error.code;
+  const outcome = error instanceof RateLimitedError ? "rate_limited" : error instanceof ShedError ? "shed" : error.code;
   const correlationId = newCorrelationId();
   if (error.code === ErrorCode.Internal) {
     deps.log.error({ err: e, endpoint, subject: msg.subject, correlation_id: correlationId }, "request failed");
