@@ -35,17 +35,21 @@ type Publishing = { publish(subject: string, payload?: Uint8Array): void };
 
 /** Bytes queued on the connection's socket now; 0 when it cannot be read. A property chain: cheap enough per message. */
 export function writeBacklogBytes(nc: object): number {
-  // nats.js NatsConnectionImpl -> ProtocolHandler -> NodeTransport -> net.Socket; each may be
-  // absent between a disconnect and the next connect (a new transport per connection).
-  const socket = (nc as { protocol?: { transport?: { socket?: { writableLength?: unknown } } } }).protocol?.transport?.socket;
-  const queued = socket?.writableLength;
+  const queued = socketOf(nc)?.writableLength;
   return typeof queued === "number" ? queued : 0;
 }
 
 /** Whether this connection's backlog can be read at all (checked once at start, for the log). */
 export function canReadWriteBacklog(nc: object): boolean {
-  const socket = (nc as { protocol?: { transport?: { socket?: { writableLength?: unknown } } } }).protocol?.transport?.socket;
-  return typeof socket?.writableLength === "number";
+  return typeof socketOf(nc)?.writableLength === "number";
+}
+
+/**
+ * nats.js NatsConnectionImpl -> ProtocolHandler -> NodeTransport -> net.Socket; each may be
+ * absent between a disconnect and the next connect (a new transport per connection).
+ */
+function socketOf(nc: object): { writableLength?: unknown } | undefined {
+  return (nc as { protocol?: { transport?: { socket?: { writableLength?: unknown } } } }).protocol?.transport?.socket;
 }
 
 /**
