@@ -187,10 +187,14 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
   const { metrics } = ctx;
   let dropped = 0;
   const announce = giveWayPublisher(nc, () => dropped++);
-  metrics.sources.heartbeatEventsDropped = () => dropped;
+  metrics.pendingCounts.push(() => {
+    if (dropped === 0) return;
+    metrics.heartbeatEventsDropped.inc(dropped);
+    dropped = 0;
+  });
   metrics.sources.writeBacklogBytes = () => writeBacklogBytes(nc);
-  if (ctx.config.heartbeatEvents && !canReadWriteBacklog(nc)) {
-    ctx.root.warn("cannot read the NATS connection's unsent output (another nats.js transport?): heartbeat events will not give way to replies when nats-server falls behind");
+  if (!canReadWriteBacklog(nc)) {
+    ctx.root.warn("cannot read the NATS connection's unsent output (another nats.js transport?): heartbeat events and replies will not give way when nats-server falls behind");
   }
   const publisher = new EventPublisher({
     sink: stores.events,

@@ -123,6 +123,18 @@ describe("createMetrics", () => {
     expect(await m.registry.getSingleMetricAsString("agent_registry_heartbeats_total")).toContain('agent_registry_heartbeats_total{outcome="ok"} 4');
   });
 
+  it("adds counts kept elsewhere to their counter when it is read alone", async () => {
+    const m = createMetrics();
+    let dropped = 3;
+    m.pendingCounts.push(() => {
+      m.heartbeatEventsDropped.inc(dropped);
+      dropped = 0;
+    });
+    expect(await m.registry.getSingleMetricAsString("agent_registry_heartbeat_events_dropped_total")).toContain("agent_registry_heartbeat_events_dropped_total 3");
+    dropped = 2;
+    expect(await m.registry.getSingleMetricAsString("agent_registry_heartbeat_events_dropped_total")).toContain("agent_registry_heartbeat_events_dropped_total 5");
+  });
+
   it("exposes each deregistration reason at 0 before any event, and counts by label", async () => {
     const m = createMetrics();
     let s = samples(await m.registry.metrics());

@@ -17,15 +17,16 @@ export const DEREGISTRATION_REASONS = ["graceful", "evicted", "operator"] as con
 
 export function createMetrics(registry: Registry = new Registry()) {
   const registers = [registry];
-  // Counts kept by the request observer and added to the counters below when they are read
-  // (each of them runs these first): an inc on a prom-client counter hashes its labels.
+  // Counts kept as plain numbers where they happen (the request observer, the heartbeat events
+  // that gave way) and added to their counters when those are read (each of them runs these
+  // first): an inc on a prom-client counter hashes its labels, and these come by the tens of
+  // thousands a second.
   const pendingCounts: Array<() => void> = [];
   const collect = (): void => {
     for (const flush of pendingCounts) flush();
   };
-  // Read when scraped; the composition root points them at the NATS connection.
-  const sources = { writeBacklogBytes: (): number => 0, heartbeatEventsDropped: (): number => 0 };
-  let droppedShown = 0;
+  // Read when scraped; the composition root points it at the NATS connection.
+  const sources = { writeBacklogBytes: (): number => 0 };
 
   const metrics = {
     registry,
@@ -198,12 +199,7 @@ export function createMetrics(registry: Registry = new Registry()) {
       name: "agent_registry_heartbeat_events_dropped_total",
       help: "registry.agent.heartbeat events not published because the NATS connection had over 8 MiB of unsent output",
       registers,
-      // Kept as a plain number where it happens (drops come by the tens of thousands a second).
-      collect() {
-        const total = sources.heartbeatEventsDropped();
-        if (total > droppedShown) this.inc(total - droppedShown);
-        droppedShown = total;
-      },
+      collect,
     }),
     eventsPublished: new Counter({
       name: "agent_registry_events_published_total",

@@ -56,7 +56,7 @@ function socketOf(nc: object): { writableLength?: unknown } | undefined {
  * A publish that drops its message, and calls `onDropped`, while more than `limitBytes` wait on
  * the socket. Only for messages a subscriber must already expect to miss (core NATS events).
  */
-export function giveWayPublisher(nc: Publishing & object, onDropped: () => void, limitBytes = WRITE_BACKLOG_LIMIT_BYTES): (subject: string, payload: Uint8Array) => void {
+export function giveWayPublisher(nc: Publishing, onDropped: () => void, limitBytes = WRITE_BACKLOG_LIMIT_BYTES): (subject: string, payload: Uint8Array) => void {
   return (subject, payload) => {
     if (writeBacklogBytes(nc) > limitBytes) {
       onDropped();
