@@ -105,8 +105,9 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     await steps.listenOps(ctx);
     const nats = await steps.connectNats(ctx);
     const stores = await steps.openStores(ctx, nats);
+    const leaseStore = await steps.openLeaseStore(ctx, nats);
     const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, publisher, schemas.checker);
+    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker);
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);

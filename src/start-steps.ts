@@ -12,7 +12,7 @@ import type { SchemaChecks } from "./domain/spec/validation.js";
 import { TypeBudgets } from "./domain/rate-limit.js";
 import { EventType } from "./protocol/events.js";
 import type { Subjects } from "./protocol/subjects.js";
-import { KvStore, openBucket, openWatchHandle } from "./adapters/nats/kv-store.js";
+import { KvStore, openBucket, openBucketWriter, openWatchHandle } from "./adapters/nats/kv-store.js";
 import { untilPlaced } from "./adapters/nats/until-placed.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
@@ -38,6 +38,7 @@ import type { Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
 import type { TeardownStack } from "./teardown-stack.js";
 import { LEASE_KEY } from "./domain/view/records.js";
+import type { StoreWriter } from "./domain/ports.js";
 import { RegistryClient } from "./client/registry-client.js";
 import { HeardFanout, natsHeardBus } from "./service/heard-fanout.js";
 
@@ -75,7 +76,8 @@ export type RuntimeStatus = {
 
 /** The connection's events, for the parts built after it. */
 export type ConnectionEvents = { onDown: Array<() => void>; onReconnect: Array<() => void> };
-export type Nats = { nc: NatsConnection; events: ConnectionEvents };
+/** `servers`: what the connection was made to, for the replica's other connection (the lease's). */
+export type Nats = { nc: NatsConnection; servers: string; events: ConnectionEvents };
 export type Stores = { store: KvStore; events: EventStream };
 export type UseCases = {
   feed: ViewFeed;
@@ -154,7 +156,30 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
   for (const w of server.warnings) log.warn(w);
   const noAuth = noAuthWarning(nc.getServer(), hasCredentials(config), nc.info?.auth_required);
   if (noAuth) log.warn({ server: nc.getServer(), auth_required: nc.info?.auth_required ?? false }, noAuth);
-  return { nc, events };
+  return { nc, servers: resolved.servers, events };
+}
+
+/**
+ * The evictor lease's own connection, and its writer to the bucket. On the API connection a
+ * renewal's answer waited behind everything nats-server had queued for it: under overload,
+ * seconds of heartbeats, so renewals timed out and the replica gave its lease up and took it
+ * back, each time with a new grace window (docs/performance.md, fifth round). On a connection
+ * of its own a renewal waits only for the store. The lease still renews only while the API
+ * connection is up (EvictorLease `hearing`): the replica must hear the fleet it evicts.
+ */
+export async function openLeaseStore(ctx: StartContext, { servers }: Nats): Promise<StoreWriter> {
+  const { config, teardown } = ctx;
+  const log = ctx.root.child({ component: "lease" });
+  const nc = await connectUntilUp(registryConnectionOptions(config, servers, `agent-registry:${ctx.replicaName}:lease`), { signal: ctx.signal, log });
+  teardown.defer("closing the lease's NATS connection", () => (nc.isClosed() ? undefined : nc.drain()));
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect") log.warn("the lease's NATS connection is down: renewals fail until it is back, and the lease is given up after two thirds of REGISTRY_LEASE_MS");
+      else if (s.type === "reconnect") log.info("the lease's NATS connection is back");
+    }
+  })();
+  void nc.closed().then((err) => ctx.fatal("the lease's NATS connection closed", err));
+  return untilAborted(openBucketWriter(nc, config.bucket, config.requestTimeoutMs), ctx.signal);
 }
 
 export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Stores> {
@@ -214,7 +239,7 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
 }
 
 /** Builds the use cases and wires them to each other; nothing starts yet. */
-export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, publisher: EventPublisher, checker: SchemaChecks): UseCases {
+export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, leaseStore: StoreWriter, publisher: EventPublisher, checker: SchemaChecks): UseCases {
   const { config, clock, metrics, view, root } = ctx;
   const evictor = new Evictor({
     store,
@@ -237,12 +262,13 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     },
   });
   const lease = new EvictorLease({
-    store,
+    store: leaseStore,
     clock,
     log: root.child({ component: "lease" }),
     holder: ctx.replicaName,
     leaseMs: config.leaseMs,
     liveness: config.liveness,
+    hearing: () => ctx.status.natsUp,
     // Only once loaded: before, the view has not applied (nor enqueued the events of) the store.
     publishedThrough: () => (feed.loaded ? publisher.storedThrough(view.revision) : null),
     listener: {

@@ -56,6 +56,13 @@ export class EvictorLease {
        * evicts with suspect marks (docs/architecture.md, "Migration and mixed versions").
        */
       liveness?: Liveness;
+      /**
+       * Whether this replica hears the fleet now (its API connection is up). The lease is
+       * renewed on a connection of its own, so it would outlive the API connection: while this
+       * says no, it is neither claimed nor renewed, and the holder steps down as when a renewal
+       * fails, so a replica that hears no heartbeat leaves eviction to one that does.
+       */
+      hearing?: () => boolean;
     },
   ) {}
 
@@ -119,7 +126,8 @@ export class EvictorLease {
     this.busy = true;
     try {
       const now = this.deps.clock.now();
-      if (this.leader) await this.renew(now);
+      if (this.deps.hearing?.() === false) this.deaf(now);
+      else if (this.leader) await this.renew(now);
       else if (this.claimable(now)) await this.claim(now);
     } finally {
       this.busy = false;
@@ -157,6 +165,11 @@ export class EvictorLease {
       // Could not confirm the lease: stop before a follower may take over (after a full period).
       else if (now - this.lastRenewed >= (this.deps.leaseMs * 2) / 3) this.stepDown("could not renew the lease");
     }
+  }
+
+  /** Not renewed while deaf: after the same share of a period as a failed renewal, stepped down. */
+  private deaf(now: number): void {
+    if (this.leader && now - this.lastRenewed >= (this.deps.leaseMs * 2) / 3) this.stepDown("the registry's connection to NATS is down");
   }
 
   /** `routine`: this replica chose to stop (shutdown), which is worth an info line, not a warning. */

@@ -18,7 +18,7 @@ const stops: Array<() => void> = [];
 type Replica = { lease: EvictorLease; acquired: number[]; lost: string[] };
 
 /** A replica: its lease, fed with lease entries by its own bucket watch, as view-feed does. */
-async function replica(holder: string, writer: StoreWriter = store, log: Logger = silentLogger, publishedThrough?: () => number | null): Promise<Replica> {
+async function replica(holder: string, writer: StoreWriter = store, log: Logger = silentLogger, publishedThrough?: () => number | null, hearing?: () => boolean): Promise<Replica> {
   const acquired: number[] = [];
   const lost: string[] = [];
   const lease = new EvictorLease({
@@ -28,6 +28,7 @@ async function replica(holder: string, writer: StoreWriter = store, log: Logger 
     holder,
     leaseMs: LEASE_MS,
     publishedThrough,
+    hearing,
     listener: { onAcquired: (since) => acquired.push(since), onLost: (reason) => lost.push(reason) },
   });
   const watch = await store.watch(0);
@@ -180,6 +181,31 @@ describe("EvictorLease", () => {
     await advance(1000);
     expect(a.lease.isLeader).toBe(false);
     expect(a.lost).toEqual(["could not renew the lease"]);
+    await a.lease.stop();
+  });
+
+  it("neither renews nor claims while the replica hears no fleet, and steps down as when renewals fail", async () => {
+    let hearing = true;
+    const a = await replica("a", store, silentLogger, undefined, () => hearing);
+    a.lease.start();
+    await advance(100);
+    expect(a.lease.isLeader).toBe(true);
+    const renewed = (await store.get(LEASE_KEY))!.revision;
+    hearing = false;
+    await advance(1500);
+    expect(a.lease.isLeader).toBe(true);
+    expect((await store.get(LEASE_KEY))!.revision).toBe(renewed);
+    await advance(1000);
+    expect(a.lease.isLeader).toBe(false);
+    expect(a.lost).toEqual(["the registry's connection to NATS is down"]);
+    // Not claimed back, its own lease though it is, until it hears again.
+    await advance(2 * LEASE_MS);
+    expect(a.lease.isLeader).toBe(false);
+    expect((await store.get(LEASE_KEY))!.revision).toBe(renewed);
+    hearing = true;
+    await advance(1100);
+    expect(a.lease.isLeader).toBe(true);
+    expect(a.acquired).toHaveLength(2);
     await a.lease.stop();
   });
 

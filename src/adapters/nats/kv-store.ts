@@ -12,7 +12,7 @@ import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
 import { JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
-import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
+import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch, type StoreWriter } from "../../domain/ports.js";
 
 const WRONG_LAST_SEQUENCE = 10071;
 const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
@@ -66,6 +66,16 @@ export const WATCH_CREATE_TIMEOUT_MS = 60_000;
 /** The bucket through a JetStream context that waits WATCH_CREATE_TIMEOUT_MS (or `timeoutMs`, if longer). */
 export function openWatchHandle(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<KV> {
   return new Kvm(jetstream(nc, { timeout: Math.max(timeoutMs, WATCH_CREATE_TIMEOUT_MS) })).open(bucket);
+}
+
+/**
+ * Writes to the bucket (opened, not created) through a connection other than the main one: the
+ * evictor lease's, whose renewals must not wait behind the API's traffic (start-steps.ts,
+ * openLeaseStore). Reads and watches stay with the main store.
+ */
+export async function openBucketWriter(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<StoreWriter> {
+  const kv = await new Kvm(jetstream(nc, { timeout: timeoutMs })).open(bucket);
+  return new KvStore(kv, { nc, bucket, timeoutMs });
 }
 
 /**
