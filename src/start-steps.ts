@@ -18,7 +18,7 @@ import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { utf8 } from "./adapters/nats/utf8.js";
 import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "./adapters/nats/write-backlog.js";
-import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
+import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
 import type { OpsServer } from "./adapters/http/ops-server.js";
@@ -182,7 +182,7 @@ export async function openLeaseStore(ctx: StartContext, { servers }: Nats): Prom
   return untilAborted(openBucketWriter(nc, config.bucket, config.requestTimeoutMs), ctx.signal);
 }
 
-export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Stores> {
+export async function openStores(ctx: StartContext, { nc, servers }: Nats): Promise<Stores> {
   const { config, log } = ctx;
   const js = jetstream(nc, { timeout: config.requestTimeoutMs });
   // A cluster still forming refuses replicated creates for a while: wait it out (until-placed.ts).
@@ -205,7 +205,10 @@ export async function openStores(ctx: StartContext, { nc }: Nats): Promise<Store
   const watchKv = await openWatchHandle(nc, config.bucket, config.requestTimeoutMs);
   ctx.status.storesOpen = true;
   ctx.status.storesWaiting = undefined;
-  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv), events: events.stream };
+  // A large bucket's last values are read by a worker thread on a connection of its own (last-values-load.ts).
+  const workerLoad =
+    config.loadWorkerMinEntries > 0 ? { connection: registryConnectSettings(config, servers, `agent-registry:${ctx.replicaName}:loader`), minEntries: config.loadWorkerMinEntries } : undefined;
+  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv, workerLoad), events: events.stream };
 }
 
 export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {

@@ -1,14 +1,19 @@
 /**
  * The KV adapter against a real nats-server: the same store contract as the in-memory double,
- * plus what only a real bucket has (settings of an existing bucket).
+ * plus what only a real bucket has (settings of an existing bucket), and a start's watch of
+ * last values read by a worker thread (last-values-load.ts): the store contract holds with it,
+ * it gives what the main thread's watch gives and then follows changes as that one does, a stop
+ * ends it, and a worker that cannot read ends it with an error after which the store loads in
+ * the main thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { KvStore, openBucket } from "../../src/adapters/nats/kv-store.js";
-import { StoreConflictError, StoreFullError } from "../../src/domain/ports.js";
+import { KvStore, openBucket, type WorkerLoad } from "../../src/adapters/nats/kv-store.js";
+import { StoreConflictError, StoreFullError, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
+import { pickFreePort } from "../harness/ports.js";
 import { storeContract, storeHistoryContract } from "../unit/store-contract.js";
 
 let server: NatsTestServer;
@@ -86,5 +91,90 @@ describe("openBucket", () => {
     const b = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 5000 })).kv, { nc, bucket, timeoutMs: 5000 });
     expect(await b.get("agents.alpha")).toMatchObject({ revision: rev, operation: "PUT" });
     await expect(b.write("agents.alpha", new TextEncoder().encode("y"), 0)).rejects.toBeInstanceOf(StoreConflictError);
+  });
+});
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+async function store(workerLoad?: WorkerLoad): Promise<KvStore> {
+  const bucket = uniqueBucket("lastvalues");
+  const { kv } = await openBucket(js, { bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 5000 });
+  return new KvStore(kv, { nc, bucket, timeoutMs: 5000 }, kv, workerLoad);
+}
+const inWorker = (): WorkerLoad => ({ connection: { servers: server.url, name: "last-values-test" }, minEntries: 1 });
+
+/**
+ * Entries from a watch until one at `revision` or later, as plain data. Read through the
+ * iterator, not for-await: a break out of that would stop the watch.
+ */
+async function until(watch: StoreWatch | AsyncIterator<StoreEntry>, revision: number): Promise<Array<Omit<StoreEntry, "value"> & { value: string }>> {
+  const it = Symbol.asyncIterator in watch ? watch[Symbol.asyncIterator]() : watch;
+  const out = [];
+  for (let r = await it.next(); !r.done; r = await it.next()) {
+    const e = r.value;
+    // A long value by its length and its end, so a failure prints something readable.
+    const value = e.value.length > 100 ? `${e.value.length} bytes ending ${dec.decode(e.value.subarray(-20))}` : dec.decode(e.value);
+    out.push({ key: e.key, revision: e.revision, operation: e.operation, value, created: e.created });
+    if (e.revision >= revision) break;
+  }
+  return out;
+}
+
+storeContract("KvStore, last values read by a worker thread", () => store(inWorker()));
+
+describe("a watch of last values read by a worker thread", () => {
+  it("gives every key's last value as the main thread's watch does, then the changes after", async () => {
+    const s = await store(inWorker());
+    // Keys written once, rewritten, deleted and purged, and values of every size up to 200 KB.
+    let last = 0;
+    for (let i = 0; i < 3000; i++) last = await s.write(`instances.t${i % 30}.i${i}`, enc.encode(`v${i}`.repeat(1 + (i % 7))), 0);
+    for (let i = 0; i < 3000; i += 10) {
+      const current = (await s.get(`instances.t${i % 30}.i${i}`))!;
+      last = await s.write(current.key, enc.encode(`again${i}`), current.revision);
+    }
+    for (let i = 1; i < 3000; i += 97) {
+      const current = (await s.get(`instances.t${i % 30}.i${i}`))!;
+      await s.remove(current.key, current.revision);
+    }
+    await js.publish(`$KV.${(s as unknown as { bucket: string }).bucket}.agents.big`, enc.encode("x".repeat(200_000)));
+    last = await s.lastRevision();
+
+    const plain = new KvStore((s as unknown as { kv: never }).kv, { nc, bucket: (s as unknown as { bucket: string }).bucket, timeoutMs: 5000 });
+    const expected = await until(await plain.watch(0), last);
+    const watch = await s.watch(0);
+    const it = watch[Symbol.asyncIterator]();
+    const got = await until(it, last);
+    expect(got.length).toBe(expected.length);
+    expect(got).toEqual(expected);
+    expect(got.filter((e) => e.operation === "DEL").length).toBeGreaterThan(20);
+
+    // The same watch goes on with what is written after the load.
+    const later = await s.write("agents.later", enc.encode("after the load"), 0);
+    const rest = await until(it, later);
+    expect(rest).toEqual([expect.objectContaining({ key: "agents.later", revision: later, operation: "PUT", value: "after the load" })]);
+    watch.stop();
+  });
+
+  it("ends when stopped in the middle of the load", async () => {
+    const s = await store(inWorker());
+    for (let i = 0; i < 500; i++) await s.write(`instances.t.i${i}`, enc.encode(`v${i}`), 0);
+    const watch = await s.watch(0);
+    const it = watch[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    watch.stop();
+    let more = 0;
+    while (!(await it.next()).done) more++;
+    // What was already unpacked may still come out; the rest does not.
+    expect(more).toBeLessThan(500);
+  });
+
+  it("ends with an error when the worker cannot read, and the store loads in the main thread after", async () => {
+    const s = await store({ connection: { servers: `nats://127.0.0.1:${await pickFreePort()}`, timeoutMs: 1000 }, minEntries: 1 });
+    for (let i = 0; i < 50; i++) await s.write(`instances.t.i${i}`, enc.encode(`v${i}`), 0);
+    const last = await s.lastRevision();
+    await expect(until(await s.watch(0), last)).rejects.toThrow(/the worker thread reading the bucket failed/);
+    const again = await until(await s.watch(0), last);
+    expect(again).toHaveLength(50);
   });
 });

@@ -12,6 +12,8 @@ import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
 import { JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
+import { loadLastValuesInWorker } from "./last-values-load.js";
+import type { ConnectOptions } from "../../client/connection.js";
 import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch, type StoreWriter } from "../../domain/ports.js";
 
 const WRONG_LAST_SEQUENCE = 10071;
@@ -86,21 +88,32 @@ export async function openBucketWriter(nc: NatsConnection, bucket: string, timeo
  */
 export type KvWrites = { nc: NatsConnection; bucket: string; timeoutMs: number; inboxPrefix?: string; history?: number };
 
+/**
+ * A watch of last values over a bucket of at least `minEntries` entries reads them in a worker
+ * thread on a connection made with `connection` (last-values-load.ts); a smaller one is read
+ * here, where a thread and a connection would cost more than they save.
+ */
+export type WorkerLoad = { connection: ConnectOptions; minEntries: number };
+
 export class KvStore implements Store, StoreHistory {
   readonly historyDepth: number;
   private readonly publisher: AckedPublisher;
   private readonly subjectPrefix: string;
+  private readonly bucket: string;
 
   /**
    * `watchKv`: the same bucket through a JetStream context that waits longer for an answer
-   * (openWatchHandle), for creating watches of last values.
+   * (openWatchHandle), for creating watches of last values. `workerLoad`: see WorkerLoad;
+   * dropped after a worker fails, so a start that cannot run one loads here.
    */
   constructor(
     private readonly kv: KV,
     writes: KvWrites,
     private readonly watchKv: KV = kv,
+    private workerLoad?: WorkerLoad,
   ) {
     this.publisher = new AckedPublisher(writes.nc, writes.timeoutMs, writes.inboxPrefix);
+    this.bucket = writes.bucket;
     this.subjectPrefix = `$KV.${writes.bucket}.`;
     this.historyDepth = writes.history ?? 1;
   }
@@ -170,7 +183,25 @@ export class KvStore implements Store, StoreHistory {
   }
 
   watch(afterRevision: number): Promise<StoreWatch> {
-    return this.watchFrom(afterRevision > 0 ? { resumeFromRevision: afterRevision + 1 } : {});
+    return afterRevision > 0 ? this.watchFrom({ resumeFromRevision: afterRevision + 1 }) : this.watchLastValues();
+  }
+
+  private async watchLastValues(): Promise<StoreWatch> {
+    const load = this.workerLoad;
+    if (load === undefined) return this.watchFrom({});
+    let entries: number;
+    try {
+      entries = (await this.kv.status()).values;
+    } catch (e) {
+      throw unavailable("bucket status", e);
+    }
+    // An empty bucket never has a last message to say the load is over: never a worker for it.
+    if (entries < Math.max(1, load.minEntries)) return this.watchFrom({});
+    return loadLastValuesInWorker(
+      { connection: load.connection, stream: `KV_${this.bucket}`, subjectPrefix: this.subjectPrefix, timeoutMs: WATCH_CREATE_TIMEOUT_MS },
+      (after) => this.watchFrom({ resumeFromRevision: after + 1 }),
+      () => (this.workerLoad = undefined),
+    );
   }
 
   /** A watch from a sequence delivers every kept value from there; without one, the last value of each key. */

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AuthorizationError, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
 import { connect as natsConnect } from "@nats-io/transport-node";
 import semver from "semver";
-import { connectionOptions, DEFAULT_NATS_URL } from "../../client/connection.js";
+import { connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "../../client/connection.js";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../service/logger.js";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
@@ -19,7 +19,12 @@ export const MIN_CLUSTER_VERSION = "2.10.23";
 export const RECOMMENDED_VERSION = "2.11.0";
 
 export function registryConnectionOptions(config: Config, servers: string, name: string) {
-  return connectionOptions({
+  return connectionOptions(registryConnectSettings(config, servers, name));
+}
+
+/** The settings behind registryConnectionOptions, as plain data: a worker thread builds its own connection from them. */
+export function registryConnectSettings(config: Config, servers: string, name: string): ConnectOptions {
+  return {
     servers,
     user: config.natsUser,
     pass: config.natsPassword,
@@ -29,7 +34,7 @@ export function registryConnectionOptions(config: Config, servers: string, name:
     tls: { ca: config.natsTlsCa, cert: config.natsTlsCert, key: config.natsTlsKey },
     name,
     timeoutMs: config.requestTimeoutMs,
-  });
+  };
 }
 
 /** The first reconnect wait, doubled after each failure up to the last. */
