@@ -18,7 +18,7 @@ import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
 import { utf8 } from "./adapters/nats/utf8.js";
 import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "./adapters/nats/write-backlog.js";
-import { checkServer, connectUntilUp, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
+import { checkServer, connectionName, connectUntilUp, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";
 import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
 import type { OpsServer } from "./adapters/http/ops-server.js";
@@ -134,22 +134,27 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
   const embedded = resolved.embedded;
   if (embedded) teardown.defer("stopping the embedded nats-server", () => embedded.stop());
   status.natsUrl = resolved.servers;
-  const nc = await connectUntilUp(registryConnectionOptions(config, resolved.servers, `agent-registry:${ctx.replicaName}`), { signal: ctx.signal, log });
+  const nc = await connectUntilUp(registryConnectionOptions(config, resolved.servers, connectionName(ctx.replicaName, "api")), { signal: ctx.signal, log });
   status.nc = nc;
   teardown.defer("draining NATS", () => (nc.isClosed() ? undefined : nc.drain()));
   const events: ConnectionEvents = { onDown: [], onReconnect: [] };
-  monitorConnection(nc, ctx.metrics, log, {
-    onUp: (up) => {
-      status.natsUp = up;
-      if (!up) for (const f of events.onDown) f();
+  monitorConnection(
+    nc,
+    log,
+    {
+      onUp: (up) => {
+        status.natsUp = up;
+        if (!up) for (const f of events.onDown) f();
+      },
+      onReconnect: () => {
+        for (const f of events.onReconnect) f();
+      },
+      onClosed: (err) => ctx.fatal("nats connection closed", err),
+      // Every subscription of this connection is one the registry needs (API, watches, replies).
+      onSubscriptionDenied: (subject, err) => ctx.fatal(`the NATS server took away the subscription to ${subject}`, err),
     },
-    onReconnect: () => {
-      for (const f of events.onReconnect) f();
-    },
-    onClosed: (err) => ctx.fatal("nats connection closed", err),
-    // Every subscription of this connection is one the registry needs (API, watches, replies).
-    onSubscriptionDenied: (subject, err) => ctx.fatal(`the NATS server took away the subscription to ${subject}`, err),
-  });
+    ctx.metrics,
+  );
   const server = checkServer(nc);
   setBuildInfo(ctx.metrics, ctx.version, server.version);
   log.info({ server: server.version, clustered: server.clustered }, "connected to NATS");
@@ -170,15 +175,14 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
 export async function openLeaseStore(ctx: StartContext, { servers }: Nats): Promise<StoreWriter> {
   const { config, teardown } = ctx;
   const log = ctx.root.child({ component: "lease" });
-  const nc = await connectUntilUp(registryConnectionOptions(config, servers, `agent-registry:${ctx.replicaName}:lease`), { signal: ctx.signal, log });
+  const nc = await connectUntilUp(registryConnectionOptions(config, servers, connectionName(ctx.replicaName, "lease")), { signal: ctx.signal, log });
   teardown.defer("closing the lease's NATS connection", () => (nc.isClosed() ? undefined : nc.drain()));
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === "disconnect") log.warn("the lease's NATS connection is down: renewals fail until it is back, and the lease is given up after two thirds of REGISTRY_LEASE_MS");
-      else if (s.type === "reconnect") log.info("the lease's NATS connection is back");
-    }
-  })();
-  void nc.closed().then((err) => ctx.fatal("the lease's NATS connection closed", err));
+  monitorConnection(nc, log, {
+    onUp: (up) => {
+      if (!up) log.warn("renewals fail until the lease's connection is back, and the lease is given up after two thirds of REGISTRY_LEASE_MS");
+    },
+    onClosed: (err) => ctx.fatal("the lease's NATS connection closed", err),
+  });
   return untilAborted(openBucketWriter(nc, config.bucket, config.requestTimeoutMs), ctx.signal);
 }
 
@@ -207,7 +211,7 @@ export async function openStores(ctx: StartContext, { nc, servers }: Nats): Prom
   ctx.status.storesWaiting = undefined;
   // A large bucket's last values are read by a worker thread on a connection of its own (last-values-load.ts).
   const workerLoad =
-    config.loadWorkerMinEntries > 0 ? { connection: registryConnectSettings(config, servers, `agent-registry:${ctx.replicaName}:loader`), minEntries: config.loadWorkerMinEntries } : undefined;
+    config.loadWorkerMinEntries > 0 ? { connection: registryConnectSettings(config, servers, connectionName(ctx.replicaName, "loader")), minEntries: config.loadWorkerMinEntries } : undefined;
   return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv, workerLoad), events: events.stream };
 }
 

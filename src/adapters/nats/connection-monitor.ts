@@ -1,5 +1,5 @@
 /**
- * Follows the service connection's status events: metrics and logs for disconnects,
+ * Follows a service connection's status events: metrics (the API connection's) and logs for disconnects,
  * reconnects, lame-duck mode and errors, a hook on reconnect (the view feed restarts its watch
  * at once rather than waiting ~10 s for missed consumer heartbeats), one on a final close, and
  * one when the server takes a subscription away (a permissions change reloaded into the
@@ -11,16 +11,17 @@ import type { RegistryMetrics } from "../http/metrics.js";
 import type { Logger } from "../../service/logger.js";
 
 export type ConnectionHooks = {
-  onUp: (up: boolean) => void;
-  onReconnect: () => void;
+  onUp?: (up: boolean) => void;
+  onReconnect?: () => void;
   onClosed: (err: Error | void) => void;
   onSubscriptionDenied?: (subject: string, err: Error) => void;
 };
 
-export function monitorConnection(conn: NatsConnection, metrics: Pick<RegistryMetrics, "natsConnected" | "natsReconnects">, log: Logger, hooks: ConnectionHooks): void {
+/** `metrics` only for the API connection: the gauges say whether the replica can serve. */
+export function monitorConnection(conn: NatsConnection, log: Logger, hooks: ConnectionHooks, metrics?: Pick<RegistryMetrics, "natsConnected" | "natsReconnects">): void {
   const up = (value: boolean): void => {
-    metrics.natsConnected.set(value ? 1 : 0);
-    hooks.onUp(value);
+    metrics?.natsConnected.set(value ? 1 : 0);
+    hooks.onUp?.(value);
   };
   up(true);
   void (async () => {
@@ -32,9 +33,9 @@ export function monitorConnection(conn: NatsConnection, metrics: Pick<RegistryMe
           break;
         case "reconnect":
           up(true);
-          metrics.natsReconnects.inc();
-          log.info("NATS reconnected; resuming the bucket watch");
-          hooks.onReconnect();
+          metrics?.natsReconnects.inc();
+          log.info("NATS reconnected");
+          hooks.onReconnect?.();
           break;
         case "ldm":
           log.warn("NATS server entering lame-duck mode");

@@ -65,9 +65,14 @@ export async function openBucket(js: JetStreamClient, s: BucketSettings): Promis
  */
 export const WATCH_CREATE_TIMEOUT_MS = 60_000;
 
+/** An existing bucket, its calls made through a JetStream context that waits `timeoutMs`. */
+function openBucketHandle(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<KV> {
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).open(bucket);
+}
+
 /** The bucket through a JetStream context that waits WATCH_CREATE_TIMEOUT_MS (or `timeoutMs`, if longer). */
 export function openWatchHandle(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<KV> {
-  return new Kvm(jetstream(nc, { timeout: Math.max(timeoutMs, WATCH_CREATE_TIMEOUT_MS) })).open(bucket);
+  return openBucketHandle(nc, bucket, Math.max(timeoutMs, WATCH_CREATE_TIMEOUT_MS));
 }
 
 /**
@@ -76,8 +81,7 @@ export function openWatchHandle(nc: NatsConnection, bucket: string, timeoutMs: n
  * openLeaseStore). Reads and watches stay with the main store.
  */
 export async function openBucketWriter(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<StoreWriter> {
-  const kv = await new Kvm(jetstream(nc, { timeout: timeoutMs })).open(bucket);
-  return new KvStore(kv, { nc, bucket, timeoutMs });
+  return new KvStore(await openBucketHandle(nc, bucket, timeoutMs), { nc, bucket, timeoutMs });
 }
 
 /**

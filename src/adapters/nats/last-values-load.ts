@@ -4,8 +4,9 @@
  * up to revision R, a watch resumed after R is made in this thread, and the worker passes on
  * what is written meanwhile until it is up (a key written twice before then would otherwise
  * show only its second value: a bucket keeps one per key). The caller sees what a nats.js
- * watch of last values gives: every key's last value, in revision order, then every change. The work per message is split: the worker does nats.js's, this
- * thread only unpacks and applies (docs/performance.md, "cold start in a worker thread").
+ * watch of last values gives: every key's last value, in revision order, then every change.
+ * The work per message is split: the worker does nats.js's, this thread only unpacks and
+ * applies (docs/performance.md, "the start's load in a worker thread").
  *
  * A worker that fails or exits early ends the watch with an error, as a broken watch does: the
  * caller resumes from what it applied (view-feed.ts), and `onFailure` lets the store load in
@@ -32,13 +33,11 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
   const worker = moduleWorker(import.meta.url, "last-values-worker", { workerData: { ...job, batchBytes: 1 << 20, batchesAhead: 4 } satisfies LastValuesJob });
   worker.unref();
   const batches: ArrayBuffer[] = [];
-  /** The revision of the last key's last value, once the worker has read them all. */
-  let loadedAt: number | null = null;
   /** The worker has sent everything it will send. */
   let finished = false;
   let failure: Error | null = null;
   let stopped = false;
-  /** This thread's watch, resumed after `loadedAt`; asked for as soon as the load is over. */
+  /** This thread's watch, resumed after the last key's revision; asked for as soon as the load is over. */
   let resumed: StoreWatch | null = null;
   let wake: (() => void) | null = null;
   const signal = (): void => {
@@ -52,7 +51,6 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
     signal();
   };
   const loaded = (revision: number): void => {
-    loadedAt = revision;
     resume(revision).then(
       (watch) => {
         if (stopped) return watch.stop();
@@ -108,8 +106,9 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
         continue;
       }
       if (failure) throw failure;
-      if (loadedAt !== null && finished && resumed) {
-        after = (resumed as StoreWatch)[Symbol.asyncIterator]();
+      // The resumed watch exists only once the load is over, so these two say the worker is done.
+      if (finished && resumed) {
+        after = resumed[Symbol.asyncIterator]();
         continue;
       }
       await new Promise<void>((resolve) => (wake = resolve));

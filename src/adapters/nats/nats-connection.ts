@@ -18,6 +18,15 @@ import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "./
 export const MIN_CLUSTER_VERSION = "2.10.23";
 export const RECOMMENDED_VERSION = "2.11.0";
 
+/**
+ * The name a replica's connection gives nats-server (CONNECT `name`, shown by `nats server
+ * report connections` and the monitoring endpoint's /connz): the API connection is
+ * `agent-registry:<replica>`, the others add their role (docs/operations.md).
+ */
+export function connectionName(replica: string, role: "api" | "lease" | "loader"): string {
+  return role === "api" ? `agent-registry:${replica}` : `agent-registry:${replica}:${role}`;
+}
+
 export function registryConnectionOptions(config: Config, servers: string, name: string) {
   return connectionOptions(registryConnectSettings(config, servers, name));
 }
