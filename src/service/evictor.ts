@@ -51,6 +51,13 @@ const MARK_APPLY_ALLOWANCE_MS = 2000;
 const TRACKED_CHANGES = 50_000;
 /** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
 const SWEEP_SLICE = 500;
+/**
+ * Memory liveness: instances a pass looks at between two turns of the event loop (about 5 ms
+ * of work). A pass over every instance (the first, after a start or takeover) and the wheel's
+ * take one and a half intervals later, when every instance it filed then comes due together,
+ * each held the loop for 0.9 s at 1,000,000 instances (fleet-1m, docs/performance.md).
+ */
+const LOOK_SLICE = 5000;
 
 /**
  * The gap between two ticks that counts as a stall: a lease period (past it another replica may
@@ -119,6 +126,8 @@ export class Evictor {
       liveness?: Liveness;
       /** Monotonic milliseconds; performance.now() unless a test drives it. */
       monotonic?: () => number;
+      /** Instances a pass looks at between two turns of the event loop; LOOK_SLICE unless a test sets it. */
+      lookSlice?: number;
       hooks?: EvictorHooks;
     },
   ) {
@@ -264,12 +273,14 @@ export class Evictor {
     for (const [k, at] of this.marksPending) if (now - at >= MARK_PENDING_MS) this.marksPending.delete(k);
     const marks: InstanceState[] = [];
     const due: Array<{ i: InstanceState; at: number }> = [];
+    // Set by a full pass: the instances it spreads (spreadAt), and how many there are.
+    let spread: { next: number; of: number } | null = null;
     const look = (i: InstanceState): void => {
       const j = this.judge(i, now);
       if (j === null) return;
       if (j.late) this.late.add(i);
       if (j.action === null) {
-        this.wheel.file(i, j.at);
+        this.wheel.file(i, spread === null ? j.at : this.spreadAt(i, j.at, now, spread.next++ / spread.of));
         return;
       }
       if (j.action === "mark") marks.push(i);
@@ -277,10 +288,26 @@ export class Evictor {
       // Looked at again next pass, whether acted on now or not (paused, in flight, mark pending).
       this.wheel.file(i, now);
     };
-    if (!this.wheelFilled || written === null) {
+    // Judged at `now` even when the pass spans turns of the loop: a heartbeat heard meanwhile
+    // only makes an instance less late, and every write is a compare-and-set on the revision
+    // judged, so an instance that changed or left meanwhile is not acted on by a stale look.
+    const pace = loopPacer(this.deps.lookSlice ?? LOOK_SLICE);
+    const grace = this.graceStart;
+    const timer = this.timer;
+    const full = !this.wheelFilled || written === null;
+    if (full) {
       this.wheel.clear();
-      for (const i of this.liveInstances()) look(i);
+      // Before the looks: a stall found meanwhile (checkStall) asks for another full pass.
       this.wheelFilled = true;
+      const all = this.liveInstances();
+      spread = { next: 0, of: all.length };
+      for (const i of all) {
+        // Left meanwhile: filed, it would only be taken and dropped later.
+        if (!this.isLive(i)) continue;
+        look(i);
+        const turn = pace();
+        if (turn) await turn;
+      }
     } else {
       // Taken first: what `look` files now is for the next pass. An instance written twice, or
       // written and due, is looked at once; the wheel gives each at most once, and most ticks
@@ -291,8 +318,22 @@ export class Evictor {
         if (seen!.has(i) || !this.isLive(i)) continue;
         seen!.add(i);
         look(i);
+        const turn = pace();
+        if (turn) await turn;
       }
-      for (const i of taken) if (seen?.has(i) !== true && this.isLive(i)) look(i);
+      for (const i of taken) {
+        if (seen?.has(i) === true || !this.isLive(i)) continue;
+        look(i);
+        const turn = pace();
+        if (turn) await turn;
+      }
+    }
+    // While the pass gave the loop back, a stall, a store failure, a lost connection or the
+    // lease's loss (stop) may have changed what can be due: nothing is acted on, and the next
+    // pass judges again; a full pass cut short this way is made whole again then.
+    if (this.graceStart !== grace || this.offline || this.timer !== timer) {
+      if (full) this.wheelFilled = false;
+      return;
     }
     const pending = marks.length + due.length;
     const { live, ratio } = pending > 0 || this.preserving ? this.lateShare(now) : { live: 0, ratio: 0 };
@@ -307,6 +348,22 @@ export class Evictor {
     due.sort((a, b) => a.at - b.at);
     const toMark = marks.filter((i) => !this.marksPending.has(key(i)));
     await this.runBounded([...due.map(({ i }) => ({ i, evict: true })), ...toMark.map((i) => ({ i, evict: false }))], (op) => (op.evict ? this.evict(op.i, now) : this.mark(op.i, now)));
+  }
+
+  /**
+   * Where a full pass files an instance judged by the grace start rather than by a heartbeat
+   * (none heard since the window began: after a start or a takeover, all of them). Filed for
+   * its own time, every such instance would come due in the same slot, and the wheel would hand
+   * out a million at once (0.15 s of blocked loop at fleet-1m, even with the pass in slices).
+   * Looking early is harmless: judged then, it is filed again for its time. So they are spread,
+   * by `share` (0 to 1, the instance's place in the pass), between one interval after the
+   * window began, by when every live instance has been heard and is filed by its own heartbeat
+   * at that look, and the time it was judged for.
+   */
+  private spreadAt(i: InstanceState, at: number, now: number, share: number): number {
+    if (i.observed_at >= this.graceStart) return at;
+    const from = Math.max(now, this.graceStart) + i.heartbeat_interval_ms;
+    return from >= at ? at : from + (at - from) * share;
   }
 
   /** One instance under memory liveness, by this evictor's grace start, policy and mark lead: the wheel and self-preservation must judge alike. */

@@ -385,6 +385,119 @@ describe("the evictor's schedule (check-wheel.ts)", () => {
     expect(evicted).toEqual(["a"]);
   });
 
+  it("spreads the looks that follow a start over the half interval before the first marks, instead of one pass at them", async () => {
+    for (let k = 0; k < 20; k++) await register(`i${k}`);
+    evictor = fineEvictor();
+    // The lease taken after the load: every instance is judged by the grace start.
+    evictor.start(10);
+    evictor.stop();
+    await at(100);
+    const instance = view.instance.bind(view);
+    let looked = 0;
+    view.instance = (agentType, instanceId) => {
+      looked++;
+      return instance(agentType, instanceId);
+    };
+    const lookedAt = new Map<number, number>();
+    for (let ms = 200; ms <= 1400; ms += 100) {
+      // Every instance but the last heartbeats once, answered from memory.
+      if (ms === 600) for (let k = 0; k < 19; k++) await registrar.heartbeat("alpha", `i${k}`, {});
+      looked = 0;
+      await at(ms);
+      if (looked > 0) lookedAt.set(ms, looked);
+    }
+    // Filed for 10 + 1.5 s - a quarter interval = 1260 ms, all twenty would be looked at in the
+    // pass at 1300; spread from one interval after the pass (1100 ms) up to that time.
+    expect([...lookedAt.keys()].filter((ms) => ms < 1300)).not.toEqual([]);
+    expect(Math.max(...lookedAt.values())).toBeLessThan(20);
+    // The one that did not heartbeat is marked on time; those heard are filed by their heartbeat.
+    expect(marked).toEqual(["i19"]);
+  });
+
+  describe("a pass over more instances than a slice", () => {
+    /** An evictor whose timer runs (its tick is an hour: the tests call tick) and that looks at five instances a turn. */
+    const slicedEvictor = () => {
+      const e = new Evictor({
+        store, view, clock: { now: () => t }, log: silentLogger, policy: POLICY, tickMs: 3_600_000, retentionMs: 3_600_000,
+        stallMs: Number.POSITIVE_INFINITY, monotonic: () => t, liveness: "memory", lookSlice: 5,
+        hooks: { onEvicted: (i) => evicted.push(i.instance_id), onMarked: (i) => marked.push(i.instance_id) },
+      });
+      e.start(0);
+      return e;
+    };
+    /** Runs one pass at `ms`, calling `meanwhile` on the first turn of the event loop the pass gives back; counts those turns. */
+    async function passAt(ms: number, meanwhile?: () => void): Promise<number> {
+      t = ms;
+      await catchUp(store, view);
+      let turns = 0;
+      let over = false;
+      const turn = (): void => {
+        if (over) return;
+        if (turns++ === 0) meanwhile?.();
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+      await evictor.tick();
+      over = true;
+      await catchUp(store, view);
+      return turns;
+    }
+
+    it("gives the event loop back between slices, and marks every late instance", async () => {
+      for (let k = 0; k < 20; k++) await register(`i${k}`);
+      evictor = slicedEvictor();
+      try {
+        // The first pass looks at all twenty, four slices: nothing is late yet.
+        expect(await passAt(0)).toBeGreaterThanOrEqual(3);
+        // Late at 1.5 s, marked up to a quarter interval ahead: every one is due for its mark.
+        expect(await passAt(1300)).toBeGreaterThanOrEqual(3);
+        expect([...marked].sort()).toEqual(Array.from({ length: 20 }, (_, k) => `i${k}`).sort());
+      } finally {
+        evictor.stop();
+      }
+    });
+
+    it.each([
+      ["the lease is lost (the evictor stopped)", () => evictor.stop()],
+      ["a store write failed (a new grace window)", () => evictor.storeUnavailable(t)],
+      ["the NATS connection dropped", () => evictor.disconnected()],
+    ])("acts on nothing it judged when, meanwhile, %s", async (_what, meanwhile) => {
+      for (let k = 0; k < 20; k++) await register(`i${k}`);
+      evictor = slicedEvictor();
+      try {
+        await passAt(0);
+        const before = await store.lastRevision();
+        await passAt(1300, meanwhile);
+        expect(marked).toEqual([]);
+        expect(await store.lastRevision()).toBe(before);
+      } finally {
+        evictor.stop();
+      }
+    });
+
+    it("makes a full pass cut short whole again on the next pass", async () => {
+      for (let k = 0; k < 20; k++) await register(`i${k}`);
+      evictor = slicedEvictor();
+      try {
+        // A store failure during the first pass: its filing is not trusted, the next pass looks at every instance again.
+        await passAt(0, () => evictor.storeUnavailable(10));
+        let passes = 0;
+        const all = view.all.bind(view);
+        view.all = () => {
+          passes++;
+          return all();
+        };
+        await passAt(100);
+        expect(passes).toBe(1);
+        // Heard by nobody since: all marked a quarter interval before 10 ms + 1.5 s.
+        await passAt(1400);
+        expect(marked).toHaveLength(20);
+      } finally {
+        evictor.stop();
+      }
+    });
+  });
+
   it("counts the late for self-preservation from the instances it found late, and holds evictions back", async () => {
     for (let k = 0; k < 20; k++) await register(`i${k}`);
     const turns: boolean[] = [];
