@@ -1,5 +1,6 @@
 /**
- * Lookup scaling: the lookup scenario at 100, 1,000 and 10,000 agent types. Three replicas
+ * Lookup scaling: the lookup scenario at 100, 1,000, 10,000 and 100,000 agent types (issue 7
+ * asked for flat lookups up to 10,000, issue 20 up to 100,000). Four replicas
  * run side by side on one nats-server (each with its own prefix, bucket and stream) and are
  * measured in alternating rounds, so the comparison is not skewed by when each ran. Every
  * capability has 3 providers at every size, so replies stay the same size: only the fleet
@@ -20,11 +21,11 @@ export const lookupScalingScenario: Scenario = {
   name: "lookup-scaling",
   title: "Lookup scaling",
   method:
-    "Three replicas on one nats-server hold 100, 1,000 and 10,000 agent types (4 capabilities each, 3 providers per " +
+    "Four replicas on one nats-server hold 100, 1,000, 10,000 and 100,000 agent types (4 capabilities each, 3 providers per " +
     "capability at every size, one instance per type). Lookups of random capabilities, 64 in flight, 3 rounds of 6 s " +
-    "per size, the sizes alternating. The figure is the largest fleet's requests/s as a share of the smallest's.",
+    "per size, the sizes alternating. The figures are the requests/s at 10,000 and at 100,000 agent types as a share of the smallest fleet's.",
   async run(ctx: Context): Promise<ScenarioResult> {
-    const sizes = ctx.quick ? [50, 150, 500] : [100, 1000, 10000];
+    const sizes = ctx.quick ? [50, 150, 500] : [100, 1000, 10000, 100000];
     const rounds = ctx.quick ? 1 : 3;
     const durationMs = ctx.quick ? 1000 : 6000;
     return withStack(ctx, "lookup-scaling", async ({ load, registry }) => {
@@ -58,8 +59,8 @@ export const lookupScalingScenario: Scenario = {
       }));
       for (const c of combined) ctx.check(c.count > 0 && c.errors === 0, `lookups at ${c.types} agent types failed or got no answer`);
       const smallest = combined[0]!;
-      const largest = combined[combined.length - 1]!;
-      const share = largest.rps / smallest.rps;
+      // Each size a target is set for; a quick run has only its largest.
+      const judged = ctx.quick ? [combined[combined.length - 1]!] : combined.filter((c) => c.types >= 10_000);
       return {
         rows: [
           ...combined.map((c) => ({
@@ -69,13 +70,16 @@ export const lookupScalingScenario: Scenario = {
             target: "-",
             pass: null,
           })),
-          {
-            measure: `lookup scaling ${fmt(smallest.types)} -> ${fmt(largest.types)} agent types`,
-            figure: `${ratio(share)} (${(share >= 1 ? "+" : "") + ((share - 1) * 100).toFixed(1)}%)`,
-            baseline: `${fmt(smallest.rps)} req/s at ${fmt(smallest.types)} agent types`,
-            target: "within 20% (>= 0.80 x)",
-            pass: share >= 0.8 && share <= 1.2,
-          },
+          ...judged.map((c) => {
+            const share = c.rps / smallest.rps;
+            return {
+              measure: `lookup scaling ${fmt(smallest.types)} -> ${fmt(c.types)} agent types`,
+              figure: `${ratio(share)} (${(share >= 1 ? "+" : "") + ((share - 1) * 100).toFixed(1)}%)`,
+              baseline: `${fmt(smallest.rps)} req/s at ${fmt(smallest.types)} agent types`,
+              target: "within 20% (>= 0.80 x)",
+              pass: share >= 0.8 && share <= 1.2,
+            };
+          }),
         ],
         notes: combined.map(
           (c) =>
