@@ -4,13 +4,17 @@
  * last values read by a worker thread (last-values-load.ts): the store contract holds with it,
  * it gives what the main thread's watch gives and then follows changes as that one does, a stop
  * ends it, and a worker that cannot read ends it with an error after which the store loads in
- * the main thread.
+ * the main thread. The worker itself, driven as last-values-load.ts drives it: told the revision
+ * where the main thread's resumed watch takes over, it passes on every change up to that one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
+import { EntryBatchReader } from "../../src/adapters/nats/entry-batch.js";
 import { KvStore, openBucket, type WorkerLoad } from "../../src/adapters/nats/kv-store.js";
+import type { FromLoader, LastValuesJob, ToLoader } from "../../src/adapters/nats/last-values-load.js";
+import { moduleWorker } from "../../src/adapters/workers/module-worker.js";
 import { StoreConflictError, StoreFullError, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { pickFreePort } from "../harness/ports.js";
@@ -176,5 +180,65 @@ describe("a watch of last values read by a worker thread", () => {
     await expect(until(await s.watch(0), last)).rejects.toThrow(/the worker thread reading the bucket failed/);
     const again = await until(await s.watch(0), last);
     expect(again).toHaveLength(50);
+  });
+});
+
+describe("the load worker's handover to the main thread's watch", () => {
+  /** The worker on a store's bucket, and what it sends, as the main thread would take it. */
+  function startWorker(s: KvStore) {
+    const bucket = (s as unknown as { bucket: string }).bucket;
+    const job: LastValuesJob = { connection: { servers: server.url, name: "handover-test" }, stream: `KV_${bucket}`, subjectPrefix: `$KV.${bucket}.`, timeoutMs: 5000, batchBytes: 1 << 20, batchesAhead: 4 };
+    const worker = moduleWorker(new URL("../../src/adapters/nats/last-values-worker.ts", import.meta.url).href, "last-values-worker", { workerData: job });
+    const entries: Array<[string, number]> = [];
+    let resolveDone: (revision: number) => void = () => {};
+    const done = new Promise<number>((resolve) => (resolveDone = resolve));
+    const closed = new Promise<void>((resolve, reject) => {
+      worker.on("message", (m: FromLoader) => {
+        if (m.type === "batch") {
+          const reader = new EntryBatchReader(m.buffer);
+          for (let e = reader.next(); e; e = reader.next()) entries.push([e.key, e.revision]);
+          worker.postMessage({ type: "credit" } satisfies ToLoader);
+        } else if (m.type === "done") resolveDone(m.revision);
+        else if (m.type === "closed") resolve();
+        else reject(new Error(m.message));
+      });
+      worker.on("error", reject);
+    });
+    return { worker, entries, done, closed };
+  }
+
+  it("passes on every change up to the revision it is told, none after it, and ends", async () => {
+    const s = await store();
+    for (let i = 0; i < 5; i++) await s.write(`agents.t${i}`, enc.encode(`v${i}`), 0);
+    const { worker, entries, done, closed } = startWorker(s);
+    try {
+      const loaded = await done;
+      expect(entries.map(([, revision]) => revision)).toEqual([1, 2, 3, 4, 5]);
+      // Told before the changes are written: the worker must wait for them, not end at once.
+      worker.postMessage({ type: "stop", through: loaded + 2 } satisfies ToLoader);
+      const x = await s.write("agents.x", enc.encode("x"), 0);
+      const y = await s.write("agents.y", enc.encode("y"), 0);
+      await s.write("agents.z", enc.encode("z"), 0);
+      await closed;
+      expect(entries.slice(5)).toEqual([
+        ["agents.x", x],
+        ["agents.y", y],
+      ]);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it("ends at once when told a revision it has already passed on", async () => {
+    const s = await store();
+    for (let i = 0; i < 3; i++) await s.write(`agents.t${i}`, enc.encode(`v${i}`), 0);
+    const { worker, entries, done, closed } = startWorker(s);
+    try {
+      worker.postMessage({ type: "stop", through: await done } satisfies ToLoader);
+      await closed;
+      expect(entries).toHaveLength(3);
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -203,7 +203,7 @@ export class KvStore implements Store, StoreHistory {
     if (entries < Math.max(1, load.minEntries)) return this.watchFrom({});
     return loadLastValuesInWorker(
       { connection: load.connection, stream: `KV_${this.bucket}`, subjectPrefix: this.subjectPrefix, timeoutMs: WATCH_CREATE_TIMEOUT_MS },
-      (after) => this.watchFrom({ resumeFromRevision: after + 1 }),
+      { resume: (after) => this.watchFrom({ resumeFromRevision: after + 1 }), lastRevision: () => this.lastRevision() },
       () => (this.workerLoad = undefined),
     );
   }

@@ -1,10 +1,14 @@
 /**
  * A watch of last values whose initial load is read by a worker thread (last-values-worker.ts),
  * for a replica's start against a large bucket. Once the worker has read every key's last value
- * up to revision R, a watch resumed after R is made in this thread, and the worker passes on
- * what is written meanwhile until it is up (a key written twice before then would otherwise
- * show only its second value: a bucket keeps one per key). The caller sees what a nats.js
- * watch of last values gives: every key's last value, in revision order, then every change.
+ * up to revision R, a watch resumed after R is made in this thread. Once it is up, the
+ * bucket's last revision H is read: that watch gives every change after H as it comes, and the
+ * worker, whose own consumer has followed the bucket from the start, passes on every change up
+ * to H before it stops. Both are needed: a change after R that was overwritten before
+ * the resumed watch read it is no longer in the bucket (it keeps one value per key), so only
+ * the worker saw it; and the worker stops at H, so that what follows comes from one watch in
+ * order. The caller sees what a nats.js watch of last values gives: every key's last value, in
+ * revision order, then every change.
  * The work per message is split: the worker does nats.js's, this thread only unpacks and
  * applies (docs/performance.md, "the start's load in a worker thread").
  *
@@ -27,9 +31,17 @@ export type LastValuesJob = {
   batchesAhead: number;
 };
 export type FromLoader = { type: "batch"; buffer: ArrayBuffer } | { type: "done"; revision: number } | { type: "closed" } | { type: "failed"; message: string };
-export type ToLoader = { type: "credit" } | { type: "stop" };
+/** `stop`: pass on every change up to revision `through`, then end; this thread's watch gives those after. */
+export type ToLoader = { type: "credit" } | { type: "stop"; through: number };
 
-export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "batchesAhead">, resume: (afterRevision: number) => Promise<StoreWatch>, onFailure: (err: Error) => void): StoreWatch {
+export type LastValuesSource = {
+  /** A watch of every change after a revision. */
+  resume: (afterRevision: number) => Promise<StoreWatch>;
+  /** The bucket's last revision. */
+  lastRevision: () => Promise<number>;
+};
+
+export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "batchesAhead">, source: LastValuesSource, onFailure: (err: Error) => void): StoreWatch {
   const worker = moduleWorker(import.meta.url, "last-values-worker", { workerData: { ...job, batchBytes: 1 << 20, batchesAhead: 4 } satisfies LastValuesJob });
   worker.unref();
   const batches: ArrayBuffer[] = [];
@@ -50,17 +62,13 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
     onFailure(err);
     signal();
   };
-  const loaded = (revision: number): void => {
-    resume(revision).then(
-      (watch) => {
-        if (stopped) return watch.stop();
-        resumed = watch;
-        // Up to now the worker's consumer carried the changes; from here this watch carries them too.
-        worker.postMessage({ type: "stop" } satisfies ToLoader);
-        signal();
-      },
-      (e: unknown) => fail(e instanceof Error ? e : new Error(String(e))),
-    );
+  const loaded = async (revision: number): Promise<void> => {
+    const watch = await source.resume(revision);
+    if (stopped) return watch.stop();
+    resumed = watch;
+    // Read after the watch is up, so the watch gives every change after it.
+    const through = await source.lastRevision();
+    if (!stopped) worker.postMessage({ type: "stop", through } satisfies ToLoader);
   };
   const over = (): void => {
     finished = true;
@@ -69,7 +77,7 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
   };
   worker.on("message", (m: FromLoader) => {
     if (m.type === "batch") batches.push(m.buffer);
-    else if (m.type === "done") loaded(m.revision);
+    else if (m.type === "done") loaded(m.revision).catch((e: unknown) => fail(e instanceof Error ? e : new Error(String(e))));
     else if (m.type === "closed") over();
     else fail(new Error(`the worker thread reading the bucket failed: ${m.message}`));
     signal();
@@ -106,7 +114,7 @@ export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "
         continue;
       }
       if (failure) throw failure;
-      // The resumed watch exists only once the load is over, so these two say the worker is done.
+      // The worker ends only once told where the resumed watch takes over: from here it gives the rest.
       if (finished && resumed) {
         after = resumed[Symbol.asyncIterator]();
         continue;

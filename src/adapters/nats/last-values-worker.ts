@@ -8,7 +8,8 @@
  * The main thread grants a batch of credit for each one it takes, so at most `batchesAhead`
  * wait there; behind them nats.js buffers at most one pull (10,000 messages). After the last
  * key it goes on with the changes written since, until the main thread's watch resumed after
- * that key is up and it is told to stop.
+ * that key is up and it is told the revision from which that watch gives them: it passes on
+ * every change up to that one, and none after.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { DeliverPolicy, jetstream, type ConsumerMessages } from "@nats-io/jetstream";
@@ -21,48 +22,54 @@ const port = parentPort!;
 const say = (m: FromLoader, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
 let credits = job.batchesAhead;
-let stopping = false;
+/** The last revision to pass on, once the main thread's watch is up; the worker stops there. */
+let through: number | null = null;
+/** The revision of the last message read. */
+let read = 0;
 let wake: (() => void) | null = null;
 let messages: ConsumerMessages | null = null;
 port.on("message", (m: ToLoader) => {
   if (m.type === "credit") credits++;
   else {
-    stopping = true;
-    // Ends the iteration below even while no message comes.
-    void messages?.close();
+    through = m.through;
+    // Already there: ends the iteration below even while no message comes.
+    if (read >= through) void messages?.close();
   }
   wake?.();
   wake = null;
 });
 
-async function read(): Promise<void> {
+async function readBucket(): Promise<void> {
   const nc = await connect(job.connection);
   try {
     const consumer = await jetstream(nc, { timeout: job.timeoutMs }).consumers.get(job.stream, { deliver_policy: DeliverPolicy.LastPerSubject });
     messages = await consumer.consume({ max_messages: 10_000 });
-    if (stopping) await messages.close();
     const batch = new EntryBatchWriter(job.batchBytes);
     const prefix = job.subjectPrefix.length;
     const send = async (): Promise<void> => {
-      // Once told to stop, what was read is sent without waiting for credit: the main thread takes it all.
-      while (credits === 0 && !stopping) await new Promise<void>((resolve) => (wake = resolve));
+      // Once told where to stop, what was read is sent without waiting for credit: the main thread takes it all.
+      while (credits === 0 && through === null) await new Promise<void>((resolve) => (wake = resolve));
       credits--;
       const buffer = batch.take();
       say({ type: "batch", buffer }, [buffer]);
     };
     let loaded = false;
     for await (const m of messages) {
+      // The main thread's watch gives this change and every one after.
+      if (through !== null && m.seq > through) break;
+      read = m.seq;
       const op = m.headers?.get("KV-Operation");
       batch.add(m.subject.substring(prefix), m.seq, Math.floor(m.info.timestampNanos / 1e6), op === "DEL" || op === "PURGE" ? op : "PUT", m.data);
       // Nothing pending: every key's last value as of now is read. Later writes go on coming
-      // here until the main thread's own watch is up and says stop, so none falls between.
+      // here until the main thread's own watch gives them, so none falls between.
       const caughtUp = m.info.pending === 0;
-      if (caughtUp || batch.size >= job.batchBytes) await send();
+      const last = through !== null && m.seq >= through;
+      if (caughtUp || last || batch.size >= job.batchBytes) await send();
       if (caughtUp && !loaded) {
         loaded = true;
         say({ type: "done", revision: m.seq });
       }
-      if (stopping) break;
+      if (last) break;
     }
     if (batch.count > 0) await send();
     await messages.close();
@@ -71,7 +78,7 @@ async function read(): Promise<void> {
   }
 }
 
-read().then(
+readBucket().then(
   () => say({ type: "closed" }),
   (e: unknown) => say({ type: "failed", message: e instanceof Error ? e.message : String(e) }),
 );
