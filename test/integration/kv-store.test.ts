@@ -207,7 +207,7 @@ describe("the load worker's handover to the main thread's watch", () => {
     return { worker, entries, done, closed };
   }
 
-  it("passes on every change up to the revision it is told, none after it, and ends", async () => {
+  it("passes on every change up to the revision it is told, waiting for those not yet written, and ends there", async () => {
     const s = await store();
     for (let i = 0; i < 5; i++) await s.write(`agents.t${i}`, enc.encode(`v${i}`), 0);
     const { worker, entries, done, closed } = startWorker(s);
@@ -216,9 +216,10 @@ describe("the load worker's handover to the main thread's watch", () => {
       expect(entries.map(([, revision]) => revision)).toEqual([1, 2, 3, 4, 5]);
       // Told before the changes are written: the worker must wait for them, not end at once.
       worker.postMessage({ type: "stop", through: loaded + 2 } satisfies ToLoader);
+      // (Not followed by a third: one written before the worker takes in the stop is passed on
+      // as well, and the main thread drops it, its own watch having it too.)
       const x = await s.write("agents.x", enc.encode("x"), 0);
       const y = await s.write("agents.y", enc.encode("y"), 0);
-      await s.write("agents.z", enc.encode("z"), 0);
       await closed;
       expect(entries.slice(5)).toEqual([
         ["agents.x", x],
