@@ -245,11 +245,14 @@ export class QueryService {
       const page = takePage(
         matches.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
         ({ at }) => String(at),
-        ({ m }) => lookupProvider(m.agent, this.resolution.capability(m.cap)),
+        // Each provider serialized once, where the page measures it, and the reply joined from
+        // those: a lookup the cache does not hold serialized every schema twice (docs/performance.md).
+        ({ m }) => JSON.stringify(lookupProvider(m.agent, this.resolution.capability(m.cap))),
         { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+        (text: string) => Buffer.byteLength(text),
       );
-      const text = JSON.stringify({ capability: q.capability, providers: page.items, next_cursor: cursorOf(page.next_cursor) });
-      const reply = new SerializedReply(text.slice(0, -1));
+      const open = `{"capability":${JSON.stringify(q.capability)},"providers":[${page.items.join(",")}],"next_cursor":${JSON.stringify(cursorOf(page.next_cursor))}`;
+      const reply = new SerializedReply(open);
       this.lookupCache.set(key, q.capability, reply);
       return reply;
     },

@@ -5,15 +5,18 @@
  */
 export class SerializedReply {
   /** The reply as last closed: the open object, then `,"revision":N}`. */
-  private bytes: Uint8Array;
+  private bytes: Buffer;
   private revision = -1;
   private readonly openLength: number;
 
-  /** `open` is the JSON of an object without its closing brace. */
+  /**
+   * `open` is the JSON of an object without its closing brace. It is written with room for the
+   * longest tail, so the first close, which every reply has, allocates nothing more.
+   */
   constructor(open: string) {
     this.openLength = Buffer.byteLength(open);
-    this.bytes = Buffer.allocUnsafeSlow(this.openLength);
-    (this.bytes as Buffer).write(open, 0);
+    this.bytes = Buffer.allocUnsafeSlow(this.openLength + REVISION_TAIL_MAX);
+    this.bytes.write(open, 0);
   }
 
   /** Bytes held (for the cache's budget; the revision's tail is counted as its longest). */
@@ -31,12 +34,18 @@ export class SerializedReply {
   close(revision: number): Uint8Array {
     if (revision === this.revision) return this.bytes;
     const tail = `,"revision":${revision}}`;
-    const out = Buffer.allocUnsafeSlow(this.openLength + tail.length);
-    out.set(this.bytes.subarray(0, this.openLength), 0);
-    out.write(tail, this.openLength, "latin1");
-    this.bytes = out;
+    if (this.revision === -1) {
+      // Nothing was sent yet: the tail goes into the room left for it.
+      this.bytes.write(tail, this.openLength, "latin1");
+      this.bytes = this.bytes.subarray(0, this.openLength + tail.length);
+    } else {
+      const out = Buffer.allocUnsafeSlow(this.openLength + tail.length);
+      out.set(this.bytes.subarray(0, this.openLength), 0);
+      out.write(tail, this.openLength, "latin1");
+      this.bytes = out;
+    }
     this.revision = revision;
-    return out;
+    return this.bytes;
   }
 }
 

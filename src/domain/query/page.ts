@@ -30,6 +30,8 @@ export function takePage<S, T>(
   keyOf: (s: S) => string,
   render: (s: S, bytesLeft: number) => T | null,
   limits: PageLimits,
+  /** An item's bytes in the reply; an item rendered as JSON text already says it without a second serialization. */
+  bytesOf: (item: T) => number = jsonBytes,
 ): Page<T> {
   const items: T[] = [];
   let bytes = 0;
@@ -39,7 +41,7 @@ export function takePage<S, T>(
     if (item === null) continue;
     if (items.length >= limits.limit) return { items, next_cursor: lastKey };
     // One byte more for the comma between items.
-    const size = jsonBytes(item) + 1;
+    const size = bytesOf(item) + 1;
     if (items.length > 0 && bytes + size > limits.maxBytes) return { items, next_cursor: lastKey };
     items.push(item);
     bytes += size;
