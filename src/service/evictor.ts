@@ -466,10 +466,8 @@ export class Evictor {
   private async sweep(now: number): Promise<void> {
     const cutoff = now - this.deps.retentionMs;
     const { view, store } = this.deps;
-    const types = new Set<string>([...view.orphanTombstoneTypes()]);
-    for (const a of view.all()) types.add(a.agent_type);
     const pace = loopPacer(SWEEP_SLICE);
-    for (const agentType of types) {
+    for (const agentType of view.retentionCandidates()) {
       await pace();
       for (const [instanceId, t] of view.tombstones(agentType)) {
         if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision));

@@ -399,41 +399,48 @@ describe("RegistryView: when this replica heard each instance (observed_at), on 
   });
 });
 
+const FLEET_STATUSES: InstanceStatus[] = ["registered", "ready", "draining"];
+// Any order of agent records, instance writes, tombstones, deletes and clears: instances of
+// an agent type whose record is unknown (orphans) count only once the record arrives.
+const fleetEntry = fc.oneof(
+  fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom("a", "b", "c") }),
+  fc.record({ kind: fc.constant("agent-del" as const), type: fc.constantFrom("a", "b", "c") }),
+  fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID), status: fc.constantFrom(...FLEET_STATUSES) }),
+  fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
+  fc.record({ kind: fc.constant("instance-del" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
+  fc.record({ kind: fc.constant("clear" as const) }),
+);
+type FleetEntry = typeof fleetEntry extends fc.Arbitrary<infer E> ? E : never;
+
+/** Applies one drawn entry at revision `rev`; returns the next revision (clear() starts the count again). */
+function applyFleetEntry(view: RegistryView, o: FleetEntry, rev: number): number {
+  if (o.kind === "agent") view.apply(agentPut(rev, makeSpec(o.type)));
+  else if (o.kind === "agent-del") view.apply(del(agentKey(o.type), rev));
+  else if (o.kind === "instance") view.apply(instPut(rev, o.type, o.id, { status: o.status }));
+  else if (o.kind === "gone") view.apply(gonePut(rev, o.type, o.id, "evicted", rev));
+  else if (o.kind === "instance-del") view.apply(del(instanceKey(o.type, o.id), rev));
+  else {
+    view.clear();
+    return 1;
+  }
+  return rev + 1;
+}
+
 describe("RegistryView.instanceCount: the tally the fleet gauges and self-preservation read", () => {
-  const STATUSES: InstanceStatus[] = ["registered", "ready", "draining"];
   const countByPass = (view: RegistryView, status: InstanceStatus, expiringOnly = false): number => {
     let n = 0;
     for (const a of view.all()) for (const i of a.instances.values()) if (i.status === status && !(expiringOnly && i.instance_id === STATIC_INSTANCE_ID)) n++;
     return n;
   };
-  // Any order of agent records, instance writes, tombstones, deletes and clears: instances of
-  // an agent type whose record is unknown (orphans) count only once the record arrives.
-  const op = fc.oneof(
-    fc.record({ kind: fc.constant("agent" as const), type: fc.constantFrom("a", "b", "c") }),
-    fc.record({ kind: fc.constant("agent-del" as const), type: fc.constantFrom("a", "b", "c") }),
-    fc.record({ kind: fc.constant("instance" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID), status: fc.constantFrom(...STATUSES) }),
-    fc.record({ kind: fc.constant("gone" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
-    fc.record({ kind: fc.constant("instance-del" as const), type: fc.constantFrom("a", "b", "c"), id: fc.constantFrom("i1", "i2", STATIC_INSTANCE_ID) }),
-    fc.record({ kind: fc.constant("clear" as const) }),
-  );
-
   it("equals a count over every live instance after any sequence of entries", () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+      fc.property(fc.array(fleetEntry, { maxLength: 60 }), (ops) => {
         const view = new RegistryView();
-        let rev = 0;
+        let rev = 1;
         for (const o of ops) {
-          rev++;
-          if (o.kind === "agent") view.apply(agentPut(rev, makeSpec(o.type)));
-          else if (o.kind === "agent-del") view.apply(del(agentKey(o.type), rev));
-          else if (o.kind === "instance") view.apply(instPut(rev, o.type, o.id, { status: o.status }));
-          else if (o.kind === "gone") view.apply(gonePut(rev, o.type, o.id, "evicted", rev));
-          else if (o.kind === "instance-del") view.apply(del(instanceKey(o.type, o.id), rev));
-          else view.clear();
-          // clear() resets the revision: later entries must still apply.
-          if (o.kind === "clear") rev = 0;
-          for (const s of STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
-          expect(view.expiringInstanceCount()).toBe(STATUSES.reduce((n, s) => n + countByPass(view, s, true), 0));
+          rev = applyFleetEntry(view, o, rev);
+          for (const s of FLEET_STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
+          expect(view.expiringInstanceCount()).toBe(FLEET_STATUSES.reduce((n, s) => n + countByPass(view, s, true), 0));
         }
       }),
     );
@@ -449,6 +456,35 @@ describe("RegistryView.instanceCount: the tally the fleet gauges and self-preser
     view.apply(gonePut(5, "alpha", "i1", "evicted", 5000));
     view.apply(del(instanceKey("alpha", "i1"), 6));
     expect(view.instanceCount("ready")).toBe(0);
+  });
+});
+
+describe("RegistryView.retentionCandidates: what the retention sweep looks at", () => {
+  it("is exactly the agent types with tombstones or deregistered, after any sequence of entries", () => {
+    fc.assert(
+      fc.property(fc.array(fleetEntry, { maxLength: 60 }), (ops) => {
+        const view = new RegistryView();
+        let rev = 1;
+        for (const o of ops) {
+          rev = applyFleetEntry(view, o, rev);
+          const expected = new Set<string>(view.orphanTombstoneTypes());
+          for (const a of view.all()) if (a.status === "deregistered" || view.tombstones(a.agent_type).size > 0) expected.add(a.agent_type);
+          expect(new Set(view.retentionCandidates())).toEqual(expected);
+        }
+      }),
+    );
+  });
+
+  it("drops a type once its last tombstone is gone and it is live again", () => {
+    const view = new RegistryView();
+    view.apply(agentPut(1, makeSpec("alpha")));
+    view.apply(instPut(2, "alpha", "i1"));
+    expect([...view.retentionCandidates()]).toEqual([]);
+    view.apply(gonePut(3, "alpha", "i1", "evicted", 3000));
+    expect([...view.retentionCandidates()]).toEqual(["alpha"]);
+    view.apply(instPut(4, "alpha", "i2"));
+    view.apply(del(instanceKey("alpha", "i1"), 5));
+    expect([...view.retentionCandidates()]).toEqual([]);
   });
 });
 
