@@ -4,10 +4,12 @@
  * included, with pages measured in UTF-8 bytes as every other list is (page.ts).
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { lookupProvider } from "../../src/domain/query/agent-view.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
 import { QueryService } from "../../src/service/queries.js";
+import { SerializedReply } from "../../src/service/serialized-reply.js";
 import { cap, makeSpec } from "./fixtures.js";
 
 const enc = new TextEncoder();
@@ -75,5 +77,62 @@ describe("a lookup reply built from providers serialized one by one", () => {
     const reply = JSON.parse(await lookup(queries, { capability: "sum.text" })) as { providers: Array<{ agent_type: string }>; next_cursor: string | null };
     expect(reply.providers.map((p) => p.agent_type)).toEqual(["alpha"]);
     expect(reply.next_cursor).not.toBeNull();
+  });
+});
+
+describe("SerializedReply", () => {
+  const OPEN = `{"capability":"sum.text","note":"é"`;
+  const text = (bytes: Uint8Array): string => dec.decode(bytes);
+
+  it("sends the same bytes while the revision stands", () => {
+    const reply = new SerializedReply(OPEN);
+    const first = reply.close(7);
+    expect(text(first)).toBe(`${OPEN},"revision":7}`);
+    expect(reply.close(7)).toBe(first);
+    // The cache's budget counts the open bytes and the longest tail.
+    expect(reply.length).toBe(Buffer.byteLength(OPEN) + `,"revision":${Number.MAX_SAFE_INTEGER}}`.length);
+  });
+
+  it("writes a new revision of the same length over the old one, so bytes still queued go out with it", () => {
+    const reply = new SerializedReply(OPEN);
+    const queued = reply.close(7);
+    const next = reply.close(8);
+    expect(text(next)).toBe(`${OPEN},"revision":8}`);
+    expect(text(queued)).toBe(`${OPEN},"revision":8}`);
+  });
+
+  it("gives a tail of another length new memory, leaving the bytes handed out whole", () => {
+    const reply = new SerializedReply(OPEN);
+    const nine = reply.close(9);
+    const ten = reply.close(10);
+    expect(text(ten)).toBe(`${OPEN},"revision":10}`);
+    expect(JSON.parse(text(nine))).toEqual({ capability: "sum.text", note: "é", revision: 9 });
+    // A reload starts the store's revisions again: a shorter tail must not leave digits behind.
+    const afterReload = reply.close(3);
+    expect(text(afterReload)).toBe(`${OPEN},"revision":3}`);
+    expect(JSON.parse(text(ten))).toEqual({ capability: "sum.text", note: "é", revision: 10 });
+    expect(JSON.parse(text(reply.close(1_000_000_000_123)))).toEqual({ capability: "sum.text", note: "é", revision: 1_000_000_000_123 });
+  });
+
+  it("leaves every bytes ever handed out a whole reply, with its own revision or one closed after it", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat(2_000), fc.constant(-1)), { maxLength: 40 }), (steps) => {
+        const reply = new SerializedReply(OPEN);
+        const handedOut: Array<{ bytes: Uint8Array; at: number }> = [];
+        const closedWith: number[] = [];
+        let revision = 1;
+        for (const step of steps) {
+          // -1: a reload, which starts the revisions again; otherwise the revision moves on by step.
+          revision = step === -1 ? 1 : revision + step;
+          handedOut.push({ bytes: reply.close(revision), at: closedWith.length });
+          closedWith.push(revision);
+          for (const { bytes, at } of handedOut) {
+            const seen = JSON.parse(text(bytes)) as { revision: number };
+            expect({ ...seen, revision: 0 }).toEqual({ capability: "sum.text", note: "é", revision: 0 });
+            expect(closedWith.slice(at)).toContain(seen.revision);
+          }
+        }
+      }),
+    );
   });
 });
