@@ -426,6 +426,20 @@ function applyFleetEntry(view: RegistryView, o: FleetEntry, rev: number): number
   return rev + 1;
 }
 
+/** Runs `check` on the view after each entry of any drawn sequence. */
+function afterEveryFleetEntry(check: (view: RegistryView) => void): void {
+  fc.assert(
+    fc.property(fc.array(fleetEntry, { maxLength: 60 }), (ops) => {
+      const view = new RegistryView();
+      let rev = 1;
+      for (const o of ops) {
+        rev = applyFleetEntry(view, o, rev);
+        check(view);
+      }
+    }),
+  );
+}
+
 describe("RegistryView.instanceCount: the tally the fleet gauges and self-preservation read", () => {
   const countByPass = (view: RegistryView, status: InstanceStatus, expiringOnly = false): number => {
     let n = 0;
@@ -433,17 +447,10 @@ describe("RegistryView.instanceCount: the tally the fleet gauges and self-preser
     return n;
   };
   it("equals a count over every live instance after any sequence of entries", () => {
-    fc.assert(
-      fc.property(fc.array(fleetEntry, { maxLength: 60 }), (ops) => {
-        const view = new RegistryView();
-        let rev = 1;
-        for (const o of ops) {
-          rev = applyFleetEntry(view, o, rev);
-          for (const s of FLEET_STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
-          expect(view.expiringInstanceCount()).toBe(FLEET_STATUSES.reduce((n, s) => n + countByPass(view, s, true), 0));
-        }
-      }),
-    );
+    afterEveryFleetEntry((view) => {
+      for (const s of FLEET_STATUSES) expect(view.instanceCount(s)).toBe(countByPass(view, s));
+      expect(view.expiringInstanceCount()).toBe(FLEET_STATUSES.reduce((n, s) => n + countByPass(view, s, true), 0));
+    });
   });
 
   it("counts a status change once and a departure once", () => {
@@ -461,18 +468,11 @@ describe("RegistryView.instanceCount: the tally the fleet gauges and self-preser
 
 describe("RegistryView.retentionCandidates: what the retention sweep looks at", () => {
   it("is exactly the agent types with tombstones or deregistered, after any sequence of entries", () => {
-    fc.assert(
-      fc.property(fc.array(fleetEntry, { maxLength: 60 }), (ops) => {
-        const view = new RegistryView();
-        let rev = 1;
-        for (const o of ops) {
-          rev = applyFleetEntry(view, o, rev);
-          const expected = new Set<string>(view.orphanTombstoneTypes());
-          for (const a of view.all()) if (a.status === "deregistered" || view.tombstones(a.agent_type).size > 0) expected.add(a.agent_type);
-          expect(new Set(view.retentionCandidates())).toEqual(expected);
-        }
-      }),
-    );
+    afterEveryFleetEntry((view) => {
+      const expected = new Set<string>(view.orphanTombstoneTypes());
+      for (const a of view.all()) if (a.status === "deregistered" || view.tombstones(a.agent_type).size > 0) expected.add(a.agent_type);
+      expect(new Set(view.retentionCandidates())).toEqual(expected);
+    });
   });
 
   it("drops a type once its last tombstone is gone and it is live again", () => {
