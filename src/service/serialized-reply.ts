@@ -15,7 +15,8 @@
  * Why writing over bytes already handed out is sound:
  *  - The NATS client keeps a payload only until its next flush, which copies it into one
  *    outgoing buffer (nats-core's DataBuffer.pack) before anything reaches the socket. A reply
- *    still queued when its revision is rewritten goes out with the newer revision.
+ *    still queued when its revision is rewritten goes out with the newer revision
+ *    (test/integration/nats-payload-copy.test.ts holds the pinned client to this).
  *  - That revision is true of it. The lookup cache drops a reply at the first change that could
  *    alter it (lookup-cache.ts), and a dropped reply is never closed again; so a reply closed
  *    with revision R reflects the store at R as well as at every revision it was closed with
