@@ -215,7 +215,10 @@ export class RegistryView {
     return this.agents.get(agentType)?.gone ?? this.orphanTombstones.get(agentType) ?? EMPTY_MAP;
   }
 
-  /** Agent types with tombstones but no agent record; the sweep clears them too. */
+  /**
+   * Agent types with tombstones but no agent record. The retention sweep finds them through
+   * retentionCandidates(); this is what the view's tests read to see that none is left behind.
+   */
   orphanTombstoneTypes(): IterableIterator<string> {
     return this.orphanTombstones.keys();
   }
