@@ -5,10 +5,12 @@
  * bucket's last revision H is read: that watch gives every change after H as it comes, and the
  * worker, whose own consumer has followed the bucket from the start, passes on every change up
  * to H before it stops. Both are needed: a change after R that was overwritten before
- * the resumed watch read it is no longer in the bucket (it keeps one value per key), so only
- * the worker saw it; and the worker stops at H, so that what follows comes from one watch in
- * order. The caller sees what a nats.js watch of last values gives: every key's last value, in
- * revision order, then every change.
+ * the resumed watch read it may be gone from the bucket (a key keeps its last `history` values),
+ * so only the worker saw it; and the worker stops at H, so that what follows comes from one
+ * watch in order. The caller sees what a nats.js watch of last values gives: every key's last
+ * value, in revision order, then every change the bucket still held when a consumer read it.
+ * That is also all a nats.js watch gives: with history 1, a value overwritten within a
+ * consumer's lag is seen by no watch (docs/architecture.md, "Watches and the bucket's history").
  * The work per message is split: the worker does nats.js's, this thread only unpacks and
  * applies (docs/performance.md, "the start's load in a worker thread").
  *
