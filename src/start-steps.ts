@@ -198,7 +198,12 @@ export async function openStores(ctx: StartContext, { nc, servers }: Nats): Prom
   );
   if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
   for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
-  if (bucket.check.history < 2) log.warn({ bucket: config.bucket }, "the bucket keeps one value per key: events a replica could not store before it died cannot be recovered (REGISTRY_HISTORY, docs/configuration.md)");
+  if (bucket.check.history < 2) {
+    log.warn(
+      { bucket: config.bucket },
+      "the bucket keeps one value per key: a value overwritten before the replicas' watches read it is seen by none, and events a replica could not store before it died cannot be recovered (REGISTRY_HISTORY, docs/configuration.md)",
+    );
+  }
   const events = await untilPlaced(
     `the events stream ${config.eventsStream}`,
     () => EventStream.open(nc, ctx.subjects, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs }),
