@@ -47,13 +47,14 @@ afterAll(async () => {
  */
 const CONTRACT_HISTORY = 2;
 
-async function freshStore(): Promise<KvStore> {
-  const bucket = uniqueBucket("contract");
-  const { kv } = await openBucket(js, { bucket, replicas: 1, history: CONTRACT_HISTORY, maxBytes: 0, timeoutMs: 5000 });
-  return new KvStore(kv, { nc, bucket, timeoutMs: 5000, history: CONTRACT_HISTORY });
+/** A store on a bucket of its own, its last values read by a worker thread when `workerLoad` says so. */
+async function store(workerLoad?: WorkerLoad, history = CONTRACT_HISTORY): Promise<KvStore> {
+  const bucket = uniqueBucket(`store-h${history}`);
+  const { kv } = await openBucket(js, { bucket, replicas: 1, history, maxBytes: 0, timeoutMs: 5000 });
+  return new KvStore(kv, { nc, bucket, timeoutMs: 5000, history }, kv, workerLoad);
 }
 
-storeContract("KvStore", freshStore);
+storeContract("KvStore", () => store());
 storeHistoryContract("KvStore", async () => {
   const bucket = uniqueBucket("history");
   const { kv, check } = await openBucket(js, { bucket, replicas: 1, history: 3, maxBytes: 0, timeoutMs: 5000 });
@@ -111,11 +112,6 @@ describe("openBucket", () => {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function store(workerLoad?: WorkerLoad): Promise<KvStore> {
-  const bucket = uniqueBucket("lastvalues");
-  const { kv } = await openBucket(js, { bucket, replicas: 1, history: CONTRACT_HISTORY, maxBytes: 0, timeoutMs: 5000 });
-  return new KvStore(kv, { nc, bucket, timeoutMs: 5000, history: CONTRACT_HISTORY }, kv, workerLoad);
-}
 const inWorker = (): WorkerLoad => ({ connection: { servers: server.url, name: "last-values-test" }, minEntries: 1 });
 
 /**
@@ -196,8 +192,7 @@ describe("a watch of last values read by a worker thread", () => {
 describe("what a watch gives depends on the bucket's history", () => {
   /** A key written and then deleted, and a watch from the write, made after both. */
   async function overwrittenBeforeTheWatch(history: number): Promise<Array<[string, string]>> {
-    const bucket = uniqueBucket(`history${history}`);
-    const s = new KvStore((await openBucket(js, { bucket, replicas: 1, history, maxBytes: 0, timeoutMs: 5000 })).kv, { nc, bucket, timeoutMs: 5000, history });
+    const s = await store(undefined, history);
     const before = await s.write("k.before", enc.encode("x"), 0);
     const d1 = await s.write("k.d", enc.encode("d1"), 0);
     await s.remove("k.d", d1);
