@@ -29,7 +29,9 @@ export const routeCommand: Command = {
   },
   args: { min: 0, max: 0 },
   async run(ctx) {
-    const reply = await (await ctx.client()).route(routeRequest(ctx.values));
+    // The request is checked before connecting: a usage mistake is exit 2 whether or not NATS answers.
+    const request = routeRequest(ctx.values);
+    const reply = await (await ctx.client()).route(request);
     if (ctx.json) {
       ctx.printJson(reply);
       return ExitCode.Ok;
