@@ -35,9 +35,8 @@ export const CONTAINER_NODE_RANGE = ">= 22.22";
 export const CONTAINER_IMAGE = "nats:2.11";
 
 const INSTALL =
-  "Install nats-server (Debian: `apt-get install nats-server`; or " +
-  "https://github.com/nats-io/nats-server/releases, or " +
-  "`go install github.com/nats-io/nats-server/v2@latest`)";
+  "Install nats-server (Debian: `apt-get install nats-server`; or `eval \"$(scripts/install-nats.sh)\"`, " +
+  "which builds the current server with Go and sets NATS_SERVER_BIN)";
 
 /** Thrown when no backend fits; the message says what to install or set. */
 export class NoNatsBackendError extends Error {

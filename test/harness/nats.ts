@@ -24,8 +24,9 @@ export interface NatsTestServer extends AsyncDisposable {
 }
 
 export async function withNatsServer(opts: NatsServerOptions = {}): Promise<NatsTestServer> {
+  assertRequestedBinaryExists();
   const needsOwnServer = Boolean(opts.configText || opts.clusterPort !== undefined || opts.routes?.length);
-  const binary = findNatsServerBinary(opts.binary ?? "nats-server");
+  const binary = findNatsServerBinary(opts.binary);
   const backend = chooseNatsBackend(facts({ natsServerOnPath: binary !== null, needsOwnServer }));
   switch (backend) {
     case NatsBackend.external:
@@ -41,7 +42,8 @@ export async function withNatsServer(opts: NatsServerOptions = {}): Promise<Nats
 
 /** Clusters need real processes; there is no NATS_URL or container fallback. */
 export async function withNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsClusterHandle> {
-  const binary = findNatsServerBinary(opts.binary ?? "nats-server");
+  assertRequestedBinaryExists();
+  const binary = findNatsServerBinary(opts.binary);
   // Throws the explanation when there is no binary; with one, the answer is always "process".
   chooseNatsBackend(facts({ natsServerOnPath: binary !== null, needsOwnServer: true }));
   return startNatsCluster({ ...opts, binary: binary! });
@@ -49,7 +51,19 @@ export async function withNatsCluster(opts: NatsClusterOptions = {}): Promise<Na
 
 /** True when kill/restart/cluster tests can run here. */
 export function canControlNatsServers(): boolean {
+  assertRequestedBinaryExists();
   return !process.env.NATS_URL && findNatsServerBinary() !== null;
+}
+
+/**
+ * A NATS_SERVER_BIN that names no executable is a mistake in the run, not a machine without a
+ * server: fail loudly rather than fall back to another version or skip the fault tests.
+ */
+function assertRequestedBinaryExists(): void {
+  const requested = process.env.NATS_SERVER_BIN?.trim();
+  if (requested && findNatsServerBinary(requested) === null) {
+    throw new Error(`NATS_SERVER_BIN=${requested} is not an executable file (scripts/install-nats.sh prints the right path)`);
+  }
 }
 
 function facts(known: Pick<NatsBackendFacts, "natsServerOnPath" | "needsOwnServer">): NatsBackendFacts {

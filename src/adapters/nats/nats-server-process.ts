@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join, sep } from "node:path";
 
 export interface NatsServerOptions {
-  /** Path or name on PATH; "nats-server" by default. */
+  /** Path or name on PATH; natsServerBinaryName() by default. */
   binary?: string;
   host?: string;
   /** -1 (the default) lets the server pick a free port. */
@@ -88,7 +88,7 @@ class NatsServerProcess implements NatsServerHandle {
   private stopped = false;
 
   constructor(private readonly opts: NatsServerOptions) {
-    this.binary = opts.binary ?? "nats-server";
+    this.binary = opts.binary ?? natsServerBinaryName();
     this.host = opts.host ?? "127.0.0.1";
     this.portNumber = opts.port ?? -1;
     this.clusterPortNumber = opts.clusterPort;
@@ -276,8 +276,17 @@ async function waitForPortFree(host: string, port: number, deadline: number): Pr
   }
 }
 
-/** Where `nats-server` (or `name`) is on PATH, looked up without a shell. */
-export function findNatsServerBinary(name = "nats-server"): string | null {
+/**
+ * The nats-server to run: NATS_SERVER_BIN (a path, or a name on PATH) when set, so that one
+ * variable picks the server version for the embedded server, the tests and the benchmarks
+ * alike (scripts/install-nats.sh builds a current one); otherwise `nats-server` on PATH.
+ */
+export function natsServerBinaryName(env: NodeJS.ProcessEnv = process.env): string {
+  return env["NATS_SERVER_BIN"]?.trim() || "nats-server";
+}
+
+/** Where the nats-server binary (`name`, a path or a name on PATH) is, looked up without a shell. */
+export function findNatsServerBinary(name = natsServerBinaryName()): string | null {
   const exts = process.platform === "win32" ? ["", ...(process.env.PATHEXT ?? ".EXE").split(";")] : [""];
   const candidates = name.includes(sep) || name.includes("/")
     ? [name]
@@ -297,7 +306,7 @@ export function findNatsServerBinary(name = "nats-server"): string | null {
 }
 
 /** The bare version ("2.9.10") that `binary --version` prints, or null if it cannot run. */
-export function natsServerVersion(binary = "nats-server"): Promise<string | null> {
+export function natsServerVersion(binary = natsServerBinaryName()): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(binary, ["--version"], { timeout: 5_000 }, (err, stdout) => {
       if (err) return resolve(null);
