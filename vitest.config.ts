@@ -2,16 +2,20 @@ import { defineConfig } from "vitest/config";
 
 // Unit and integration tests run in parallel files; fault tests kill and restart servers,
 // so they run one file at a time in a project of their own.
+// The projects that reach PostgreSQL share one server per run (PG_TEST_URL, or a private one
+// the global setup starts); unit tests never start it.
+const sharedPostgres = ["test/harness/postgres-global-setup.ts"];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], globalSetup: sharedPostgres, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       {
         extends: true,
-        test: { name: "fault", include: ["test/fault/**/*.test.ts"], fileParallelism: false, testTimeout: 120_000, sequence: { groupOrder: 2 } },
+        test: { name: "fault", include: ["test/fault/**/*.test.ts"], globalSetup: sharedPostgres, fileParallelism: false, testTimeout: 120_000, sequence: { groupOrder: 2 } },
       },
       {
         // The liveness fault tests again under REGISTRY_LIVENESS=memory (heartbeats answered from
@@ -24,6 +28,7 @@ export default defineConfig({
           // Those that set their mode themselves, or do not test liveness.
           exclude: ["test/fault/heartbeat-race.test.ts", "test/fault/fanout-loss.test.ts", "test/fault/audit-faults.test.ts", "test/fault/write-backlog.test.ts"],
           env: { REGISTRY_LIVENESS: "memory" },
+          globalSetup: sharedPostgres,
           fileParallelism: false,
           testTimeout: 120_000,
           sequence: { groupOrder: 3 },

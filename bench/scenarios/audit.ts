@@ -1,8 +1,8 @@
 /**
  * The audit mirror: how fast it backfills a stream into PostgreSQL, and how far behind it is
  * at a steady 1,000 events/s. The mirror is `agent-registry audit` as a process of its own
- * (the compiled build), against the PostgreSQL at PG_BENCH_URL (default the local server, trust
- * auth) in a database created for the run. Baselines, measured in the same run: the stream read
+ * (the compiled build), against the PostgreSQL at PG_BENCH_URL, or a private one the scenario
+ * starts on a free port, in a database created for the run. Baselines, measured in the same run: the stream read
  * alone (an ordered consumer draining it, no database), and the delivery lag of the same live
  * events to an ordered consumer.
  */
@@ -12,13 +12,12 @@ import { connect } from "@nats-io/transport-node";
 import { EventStream } from "../../src/adapters/nats/event-stream.js";
 import { subjects } from "../../src/protocol/subjects.js";
 import { pickFreePort } from "../../test/harness/ports.js";
-import { sql, withTestDatabase } from "../../test/harness/postgres.js";
+import { createTestDatabase, sql, startPostgres, type PostgresInstance } from "../../test/harness/postgres.js";
 import { REGISTRY_MAIN } from "../lib/build.js";
 import { ROOT, sleep, startServer } from "../lib/processes.js";
 import { fmt, ratio, type Context, type Scenario, type ScenarioResult } from "../lib/scenario.js";
 import { Recorder, round } from "../lib/stats.js";
 
-const PG_URL = process.env.PG_BENCH_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PREFIX = "bench.registry";
 const STREAM = "BENCH_EVENTS";
 
@@ -48,9 +47,11 @@ export const auditScenario: Scenario = {
   async run(ctx: Context): Promise<ScenarioResult> {
     const total = ctx.quick ? 2000 : 50_000;
     const steadySeconds = ctx.quick ? 3 : 30;
+    // PG_BENCH_URL: an existing server; otherwise a private one for this scenario, on a free port.
+    const privatePg: PostgresInstance | null = process.env.PG_BENCH_URL ? null : await startPostgres();
     const server = await startServer();
     const nc = await connect({ servers: server.url });
-    const db = await withTestDatabase(PG_URL);
+    const db = await createTestDatabase(process.env.PG_BENCH_URL ?? privatePg!.url);
     const dbUrl = db.url;
     const httpPort = await pickFreePort();
     let child: ReturnType<typeof spawn> | undefined;
@@ -146,6 +147,7 @@ export const auditScenario: Scenario = {
       await nc.close();
       await server.stop();
       await db.drop().catch(() => undefined);
+      await privatePg?.stop();
     }
   },
 };

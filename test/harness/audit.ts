@@ -3,10 +3,9 @@
  * the ops server on a free port, stopped by resolving its `until`.
  */
 import type { ConnectionOptions } from "@nats-io/nats-core";
-import pg from "pg";
 import { loadAuditConfig } from "../../src/audit/config.js";
 import { runAudit } from "../../src/audit/run.js";
-import { SHARED_PG_URL, sql } from "./postgres.js";
+import { sql } from "./postgres.js";
 import { captureLogs, type LogLine } from "./registry.js";
 import { waitFor } from "./wait.js";
 
@@ -49,17 +48,4 @@ export async function startAudit(opts: { natsUrl: string; databaseUrl: string; p
 export async function mirroredRows(url: string): Promise<Array<{ seq: number; event_id: string | null; type: string | null; tenant: string | null; nul_stripped: boolean; event: any }>> {
   const rows = await sql(url, "SELECT seq, event_id, type, tenant, nul_stripped, event FROM audit_events ORDER BY seq");
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
-}
-
-/** Whether the shared PostgreSQL answers (tests that need it skip themselves otherwise). */
-export async function sharedPostgresUp(url = SHARED_PG_URL): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
 }

@@ -1,13 +1,13 @@
 /**
- * PostgreSQL for the audit tests. `withTestDatabase` creates a database of its own on the
- * shared server (PG_TEST_URL, default postgres://postgres@127.0.0.1:5432/test, trust auth) and
- * drops it afterwards. `startPostgres` runs a private instance (initdb into a temp directory, a
- * free port, a socket in that directory) that fault tests may kill -9 and restart on the same
- * port and data. initdb and postgres refuse to run as root: as root, both run as the `postgres`
- * user, in a directory it owns.
+ * PostgreSQL for the audit tests and benchmarks. `createTestDatabase` makes a database of its
+ * own on a server and drops it afterwards; tests get theirs on the run's shared server through
+ * shared-postgres.ts. `startPostgres` runs a private instance (initdb into a temp directory, a
+ * free port, a socket in that directory): the shared server of a run is one, and fault tests
+ * start their own to kill -9 and restart on the same port and data. initdb and postgres refuse
+ * to run as root: as root, both run as the `postgres` user, in a directory it owns.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,8 +15,22 @@ import pg from "pg";
 import { pickFreePort } from "./ports.js";
 import { waitFor } from "./wait.js";
 
-export const SHARED_PG_URL = process.env.PG_TEST_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** PG_BIN, or the newest Debian server under /usr/lib/postgresql, or null. */
+function findPostgresBin(): string | null {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? null : join(root, versions[0], "bin");
+}
+
+const PG_BIN = findPostgresBin();
+
+export const NO_POSTGRES =
+  "no PostgreSQL server binaries (initdb, pg_ctl) were found: install them (Debian: `apt-get install postgresql`), " +
+  "set PG_BIN to their folder, or set PG_TEST_URL to an existing server (trust auth, a user allowed to CREATE DATABASE)";
 
 export type TestDatabase = { url: string; name: string; drop(): Promise<void> };
 
@@ -37,8 +51,8 @@ export async function sql<T extends pg.QueryResultRow = any>(url: string, text: 
   }
 }
 
-/** A fresh database `audit_<random>` on a server (the shared one by default). */
-export async function withTestDatabase(serverUrl = SHARED_PG_URL): Promise<TestDatabase> {
+/** A fresh database `audit_<random>` on a server. */
+export async function createTestDatabase(serverUrl: string): Promise<TestDatabase> {
   const name = `audit_${randomBytes(6).toString("hex")}`;
   await sql(serverUrl, `CREATE DATABASE ${name}`);
   return {
@@ -49,7 +63,7 @@ export async function withTestDatabase(serverUrl = SHARED_PG_URL): Promise<TestD
 }
 
 export function canStartPostgres(): boolean {
-  return existsSync(join(PG_BIN, "initdb"));
+  return PG_BIN !== null;
 }
 
 export type PostgresInstance = {
@@ -77,6 +91,8 @@ function postgresUid(): { uid: number; gid: number } {
 }
 
 export async function startPostgres(): Promise<PostgresInstance> {
+  if (PG_BIN === null) throw new Error(NO_POSTGRES);
+  const bin = PG_BIN;
   const root = mkdtempSync(join(tmpdir(), "audit-pg-"));
   if (process.getuid?.() === 0) {
     const { uid, gid } = postgresUid();
@@ -85,11 +101,11 @@ export async function startPostgres(): Promise<PostgresInstance> {
   chmodSync(root, 0o700);
   const dataDir = join(root, "data");
   const logFile = join(root, "log");
-  const init = asOwner(join(PG_BIN, "initdb"), ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  const init = asOwner(join(bin, "initdb"), ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
   if (init.status !== 0) throw new Error(`initdb failed: ${String(init.stderr)}`);
   const port = await pickFreePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const ctl = (...args: string[]) => asOwner(join(PG_BIN, "pg_ctl"), ["-D", dataDir, ...args]);
+  const ctl = (...args: string[]) => asOwner(join(bin, "pg_ctl"), ["-D", dataDir, ...args]);
   const pid = () => Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
   const up = async () => {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
@@ -118,7 +134,7 @@ export async function startPostgres(): Promise<PostgresInstance> {
       process.kill(p, "SIGKILL");
       await waitFor(() => !alive(p), { timeoutMs: 10_000, message: "postmaster gone" });
       // Backends notice the postmaster's death and exit; a new one cannot start while they hold the shared memory.
-      await waitFor(() => asOwner(join(PG_BIN, "pg_ctl"), ["-D", dataDir, "status"]).status !== 0, { timeoutMs: 10_000, message: "no server running" });
+      await waitFor(() => asOwner(join(bin, "pg_ctl"), ["-D", dataDir, "status"]).status !== 0, { timeoutMs: 10_000, message: "no server running" });
     },
     stop: async () => {
       ctl("-m", "immediate", "-w", "stop");

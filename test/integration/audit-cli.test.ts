@@ -8,7 +8,8 @@ import { main } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/context.js";
 import { startAudit, type TestAudit } from "../harness/audit.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { sql, withTestDatabase, type TestDatabase } from "../harness/postgres.js";
+import { sql, type TestDatabase } from "../harness/postgres.js";
+import { withTestDatabase } from "../harness/shared-postgres.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { sql, withTestDatabase, type TestDatabase } from "../harness/postgres.js";
+import { sql, type TestDatabase } from "../harness/postgres.js";
+import { withTestDatabase } from "../harness/shared-postgres.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 

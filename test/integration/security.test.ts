@@ -16,8 +16,9 @@ import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, natsServerVersion, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
 import { QUERY_OPS, subjects } from "../../src/protocol/subjects.js";
-import { sharedPostgresUp, startAudit } from "../harness/audit.js";
-import { sql, withTestDatabase } from "../harness/postgres.js";
+import { startAudit } from "../harness/audit.js";
+import { sql } from "../harness/postgres.js";
+import { withTestDatabase } from "../harness/shared-postgres.js";
 import { waitFor } from "../harness/wait.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
@@ -94,7 +95,6 @@ async function expectRequestRefused(client: Client, subject: string): Promise<vo
 }
 
 const haveServer = findNatsServerBinary() !== null;
-const havePostgres = await sharedPostgresUp();
 
 describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () => {
   let registry: Client;
@@ -305,7 +305,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     expect((await kv.get("agents.code-reviewer"))?.json()).toEqual({ agent_type: "code-reviewer" });
   });
 
-  it.runIf(havePostgres)("runs the audit mirror as the audit user: it copies the stream, reports a gap and serves history; operators may ask", async () => {
+  it("runs the audit mirror as the audit user: it copies the stream, reports a gap and serves history; operators may ask", async () => {
     const jsm = await jetstreamManager(registry.nc);
     await jsm.streams.info("REGISTRY_EVENTS").catch(() => jsm.streams.add({ name: "REGISTRY_EVENTS", subjects: [...S.storedEvents] }));
     await jetstream(registry.nc).publish(S.event("registry.agent.registered", "code-reviewer"), JSON.stringify({ id: "sec-1", type: "registry.agent.registered", subject: "code-reviewer", data: { tenant_scope: null } }));
@@ -352,7 +352,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
 describe.skipIf(!haveServer)("nats-server accepts the deploy configs", () => {
   const run = (file: string) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      execFile("nats-server", ["-c", file, "-t"], (err, stdout, stderr) =>
+      execFile(findNatsServerBinary()!, ["-c", file, "-t"], (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
       );
     });
