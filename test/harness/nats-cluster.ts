@@ -15,6 +15,9 @@ export interface NatsClusterOptions
   /**
    * How many of the nodes start now (all by default); the others are in every node's routes
    * but start only with startRemaining(), as servers of a cluster still forming that join late.
+   * A partial start does not wait for a meta leader: 2.9 elects one as soon as a quorum is up,
+   * but newer servers (2.15 here) elect none at a cluster's first start until every node in
+   * the routes has joined.
    */
   startNow?: number;
   /** How long to wait for JetStream to elect a meta leader; 2.9 takes a few seconds. */
@@ -73,7 +76,7 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
     [Symbol.asyncDispose]: () => cluster.stop(),
   };
   try {
-    await cluster.waitForMetaLeader();
+    if (nodes.length === size) await cluster.waitForMetaLeader();
   } catch (err) {
     await cluster.stop();
     throw err;
