@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
@@ -244,6 +244,16 @@ describe("without a registry", () => {
     expect(await runCli(["get"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: missing argument: agent-registry get TYPE/) });
     expect(await runCli(["ls", "--status", "sleepy"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --status: expected one of/) });
     expect((await runCli(["watch", "--since", "yesterday-ish"])).code).toBe(2);
+  });
+
+  it("serve with no nats-server to start stops with one line that says how to get one", async () => {
+    // --embedded always skips the probe of the default URL, so nothing listening there matters.
+    const noServer = await runCli(["serve", "--embedded", "always", "--http-port", "0"], { PATH: dirname(process.execPath) });
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr).toMatch(/^error: the registry could not start: REGISTRY_EMBEDDED=always, but no nats-server binary is on PATH: install nats-server \(Debian: apt-get install nats-server; .*\), or set NATS_URL/m);
+    const badBin = await runCli(["serve", "--embedded", "always", "--http-port", "0"], { NATS_SERVER_BIN: "/nonexistent/nats-server" });
+    expect(badBin.code).toBe(1);
+    expect(badBin.stderr).toMatch(/^error: the registry could not start: REGISTRY_EMBEDDED=always, but NATS_SERVER_BIN=\/nonexistent\/nats-server is not an executable file: install/m);
   });
 
   it("--help of every command shows its usage and an example", async () => {

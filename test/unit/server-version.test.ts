@@ -17,6 +17,9 @@ describe("checkServer", () => {
     expect(single.clustered).toBe(false);
     expect(single.warnings).toHaveLength(1);
     expect(single.warnings[0]).toMatch(/fine for a single node/);
+    // What 2.9 lacks is named, with what the registry does instead.
+    expect(single.warnings[0]).toMatch(/Before 2\.10\.0: event feeds filtered by several types read every event and filter in the registry/);
+    expect(checkServer(conn("2.10.0")).warnings[0]).not.toMatch(/Before 2\.10/);
     expect(checkServer(conn("2.10.23", "c1")).warnings[0]).toMatch(/recommended/);
     expect(checkServer(conn("2.11.4", "c1")).warnings).toEqual([]);
     expect(checkServer(conn("2.12.1")).warnings).toEqual([]);

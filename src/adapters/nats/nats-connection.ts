@@ -13,10 +13,12 @@ import semver from "semver";
 import { connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "../../client/connection.js";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../service/logger.js";
-import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
+import { findNatsServerBinary, natsServerBinaryName, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
 
 export const MIN_CLUSTER_VERSION = "2.10.23";
 export const RECOMMENDED_VERSION = "2.11.0";
+/** Consumers with several filter subjects, and `sync_interval`, arrived in 2.10. */
+export const MANY_FILTERS_VERSION = "2.10.0";
 
 /**
  * The name a replica's connection gives nats-server (CONNECT `name`, shown by `nats server
@@ -94,17 +96,25 @@ export async function resolveServer(config: Config, log: Logger): Promise<{ serv
     config.embedded === "always" || (config.embedded === "auto" && config.natsUrl === DEFAULT_NATS_URL && !(await reachable(config.natsUrl)));
   if (!wantEmbedded) return { servers: config.natsUrl, embedded: null };
   const binary = findNatsServerBinary();
-  if (!binary) {
-    if (config.embedded === "always") throw new Error("REGISTRY_EMBEDDED=always but no nats-server binary is on PATH");
-    log.warn({ url: config.natsUrl }, "no NATS server answers and no nats-server binary is on PATH; will keep trying to connect");
-    return { servers: config.natsUrl, embedded: null };
-  }
+  // Stopping beats waiting: on a fresh machine nothing else will ever answer at the default URL,
+  // and a registry retrying forever looks like one that works. REGISTRY_EMBEDDED=never waits.
+  if (!binary) throw new Error(noNatsServerMessage(config.natsUrl, natsServerBinaryName(), config.embedded === "auto"));
   const storeDir = resolve(config.dataDir, "nats");
   mkdirSync(storeDir, { recursive: true });
   const port = Number(new URL(config.natsUrl).port || 4222);
   const embedded = await startNatsServer({ binary, port, storeDir, jetstream: true });
   log.info({ url: embedded.url, storeDir, binary }, "no NATS server was reachable: started an embedded nats-server with JetStream");
   return { servers: embedded.url, embedded };
+}
+
+/** The one line `serve` stops with when it should start a nats-server but has none. */
+export function noNatsServerMessage(url: string, binary: string, probed: boolean): string {
+  const which = binary === "nats-server" ? "no nats-server binary is on PATH" : `NATS_SERVER_BIN=${binary} is not an executable file`;
+  const why = probed ? `no NATS server answers at ${url} and ${which} to start one` : `REGISTRY_EMBEDDED=always, but ${which}`;
+  return (
+    `${why}: install nats-server (Debian: apt-get install nats-server; or ` +
+    "go install github.com/nats-io/nats-server/v2@latest), or set NATS_URL to a running server (REGISTRY_EMBEDDED=never waits for it)"
+  );
 }
 
 async function reachable(url: string): Promise<boolean> {
@@ -163,6 +173,12 @@ export function checkServer(nc: NatsConnection): ServerReport {
   if (v && clustered && semver.lt(v, MIN_CLUSTER_VERSION)) {
     warnings.push(
       `nats-server ${version} in a cluster: versions before ${MIN_CLUSTER_VERSION} could lose JetStream streams after kill -9 (nats-server#6888); upgrade to ${RECOMMENDED_VERSION} or newer`,
+    );
+  } else if (v && semver.lt(v, MANY_FILTERS_VERSION)) {
+    // What this server lacks changes how two things work, never whether they work.
+    warnings.push(
+      `nats-server ${version}: fine for a single node; ${RECOMMENDED_VERSION}+ is recommended for production (per-key TTL, delete markers, fsync fixes). ` +
+        `Before ${MANY_FILTERS_VERSION}: event feeds filtered by several types read every event and filter in the registry, and sync_interval (deploy/nats/cluster) is refused`,
     );
   } else if (v && semver.lt(v, RECOMMENDED_VERSION)) {
     warnings.push(`nats-server ${version}: fine for a single node; ${RECOMMENDED_VERSION}+ is recommended for production (per-key TTL, delete markers, fsync fixes)`);
