@@ -1,0 +1,86 @@
+/**
+ * The README's `nats` examples, run as a reader runs them: every `nats ...` command of its sh
+ * blocks, with the real `nats` CLI (NATS_CLI_BIN, or `nats` on PATH; scripts/install-nats.sh
+ * builds the pinned one), against a real registry on the default prefix. Each must get a
+ * reply that is the answer the README promises, not an error, so the README cannot drift
+ * from the product.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
+import { startRegistry, type TestRegistry } from "../harness/registry.js";
+import { extractBlocks, shellCommands, type ShellCommand } from "../unit/doc-blocks.js";
+
+const root = new URL("../../", import.meta.url).pathname;
+const readme = extractBlocks("README.md", readFileSync(join(root, "README.md"), "utf8"));
+const natsCommands: ShellCommand[] = readme
+  .filter((b) => b.lang === "sh")
+  .flatMap((b) => shellCommands(b.code, b.line + 1))
+  .filter((c) => c.words[0] === "nats");
+
+const cli = process.env.NATS_CLI_BIN?.trim() || findNatsServerBinary("nats");
+
+let server: NatsServerHandle;
+let registry: TestRegistry;
+// The CLI reads its contexts from here: an empty folder, so a developer's selected context
+// cannot send the requests elsewhere; NATS_URL alone names the server.
+const configHome = mkdtempSync(join(tmpdir(), "nats-cli-config-"));
+
+beforeAll(async () => {
+  if (!cli) {
+    throw new Error(
+      "the README test needs the `nats` CLI: set NATS_CLI_BIN, or put `nats` on PATH " +
+        '(`eval "$(scripts/install-nats.sh)"` builds the pinned one with Go and prints NATS_CLI_BIN)',
+    );
+  }
+  server = await startNatsServer({ jetstream: true });
+  // The README's subjects carry the default prefix, so this registry has the server to itself.
+  registry = await startRegistry(server.url, { prefix: "registry" });
+}, 60_000);
+
+afterAll(async () => {
+  await registry?.stop();
+  await server?.stop();
+  rmSync(configHome, { recursive: true, force: true });
+});
+
+/** Runs one README command with the real CLI; the reply body is the JSON line of its stdout. */
+function run(command: ShellCommand): Promise<{ code: number; stdout: string; stderr: string; reply: unknown }> {
+  return new Promise((resolve) => {
+    execFile(cli!, command.words.slice(1), { env: { ...process.env, NATS_URL: server.url, XDG_CONFIG_HOME: configHome, NO_COLOR: "1" }, timeout: 20_000 }, (err, stdout, stderr) => {
+      const line = stdout.split("\n").find((l) => l.trimStart().startsWith("{"));
+      let reply: unknown;
+      try {
+        reply = line === undefined ? undefined : JSON.parse(line);
+      } catch {
+        reply = undefined;
+      }
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, reply });
+    });
+  });
+}
+
+describe("the README's nats CLI examples", () => {
+  it("has the examples this test runs", () => {
+    expect(natsCommands.map((c) => c.words.slice(0, 3).join(" "))).toEqual(["nats req registry.register.summarizer", "nats req registry.lookup"]);
+  });
+
+  it("registers the summarizer, then finds it by its capability", async () => {
+    const answers = [];
+    for (const command of natsCommands) {
+      const r = await run(command);
+      const where = `README.md:${command.line}: ${command.words.slice(0, 3).join(" ")}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+      // The CLI exits 0 even on "no responders": the reply itself is what proves the example.
+      expect(r.code, where).toBe(0);
+      expect(r.reply, where).toBeTypeOf("object");
+      expect(r.reply, where).not.toHaveProperty("error");
+      answers.push(r.reply as Record<string, any>);
+    }
+    const [registered, lookup] = answers;
+    expect(registered).toMatchObject({ agent_type: "summarizer", heartbeat_subject: expect.stringMatching(/^registry\.heartbeat\.summarizer\./) });
+    expect(lookup!["providers"]).toEqual([expect.objectContaining({ agent_type: "summarizer", nats_subject: "agent.tasks.summarizer", ready_instances: 1 })]);
+  });
+});
