@@ -3,7 +3,9 @@
  * blocks, with the real `nats` CLI (NATS_CLI_BIN, or `nats` on PATH; scripts/install-nats.sh
  * builds the pinned one), against a real registry on the default prefix. Each must get a
  * reply that is the answer the README promises, not an error, so the README cannot drift
- * from the product.
+ * from the product. The registry already holds examples/summarizer.yaml, as it does for a
+ * newcomer who ran examples/ first: the README's agent must not collide with it (the same
+ * type and version with another spec is refused as a conflict).
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { startRegistry, type TestRegistry } from "../harness/registry.js";
+import { parse as parseYaml } from "yaml";
+import { configOf, RawClient, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { extractBlocks, shellCommands, type ShellCommand } from "../unit/doc-blocks.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -39,6 +42,14 @@ beforeAll(async () => {
   server = await startNatsServer({ jetstream: true });
   // The README's subjects carry the default prefix, so this registry has the server to itself.
   registry = await startRegistry(server.url, { prefix: "registry" });
+  const example = parseYaml(readFileSync(join(root, "examples", "summarizer.yaml"), "utf8")) as { agent_type: string };
+  const raw = await RawClient.connect(server.url, configOf(registry).prefix);
+  try {
+    const r = await raw.request(`register.${example.agent_type}`, { spec: example, instance_id: "examples-1" });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+  } finally {
+    await raw.close();
+  }
 }, 60_000);
 
 afterAll(async () => {
@@ -65,10 +76,10 @@ function run(command: ShellCommand): Promise<{ code: number; stdout: string; std
 
 describe("the README's nats CLI examples", () => {
   it("has the examples this test runs", () => {
-    expect(natsCommands.map((c) => c.words.slice(0, 3).join(" "))).toEqual(["nats req registry.register.summarizer", "nats req registry.lookup"]);
+    expect(natsCommands.map((c) => c.words.slice(0, 3).join(" "))).toEqual(["nats req registry.register.greeter", "nats req registry.lookup"]);
   });
 
-  it("registers the summarizer, then finds it by its capability", async () => {
+  it("registers the greeter beside the examples' summarizer, then finds it by its capability", async () => {
     const answers = [];
     for (const command of natsCommands) {
       const r = await run(command);
@@ -80,7 +91,7 @@ describe("the README's nats CLI examples", () => {
       answers.push(r.reply as Record<string, any>);
     }
     const [registered, lookup] = answers;
-    expect(registered).toMatchObject({ agent_type: "summarizer", heartbeat_subject: expect.stringMatching(/^registry\.heartbeat\.summarizer\./) });
-    expect(lookup!["providers"]).toEqual([expect.objectContaining({ agent_type: "summarizer", nats_subject: "agent.tasks.summarizer", ready_instances: 1 })]);
+    expect(registered).toMatchObject({ agent_type: "greeter", heartbeat_subject: expect.stringMatching(/^registry\.heartbeat\.greeter\./) });
+    expect(lookup!["providers"]).toEqual([expect.objectContaining({ agent_type: "greeter", nats_subject: "agent.tasks.greeter", ready_instances: 1 })]);
   });
 });
