@@ -101,6 +101,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
 
   /** The start, as a list of steps; each later one takes what the earlier ones opened. */
   async function runSteps(): Promise<void> {
+    const registryFile = await steps.readRegistryFile(ctx);
     const schemas = steps.startSchemaChecks(ctx);
     await steps.listenOps(ctx);
     const nats = await steps.connectNats(ctx);
@@ -115,8 +116,8 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     serveUi(ctx, nats);
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.startFanout(ctx, useCases);
+    await steps.applyRegistryFile(ctx, useCases, registryFile);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
-    await steps.loadRegistryFile(ctx, useCases);
     await steps.serveMcp(ctx, nats);
     await steps.serveAudit(ctx, nats);
     await steps.serve(ctx, nats, useCases, stores);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUERY_OPS } from "../../src/protocol/subjects.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { RawClient, configOf, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
 const EXAMPLE = "deploy/config/agent-registry.json";
@@ -153,9 +153,29 @@ describe("hot reload", () => {
     expect(reg.logs.some((l) => l.msg === "registry file not applied; keeping the last good state")).toBe(true);
   });
 
-  it("refuses to start with a broken file, naming the rule", async () => {
+  it("refuses to start with a broken file, naming the rule, before any endpoint has answered", async () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ agents: [{ card: { name: "x", version: "1.0.0", description: "d", skills: [] }, queueSubject: "a.b", runtime: "r" }] }));
-    await expect(startRegistry(server.url, { registryFile: bad })).rejects.toThrow(/at least one skill/);
+    const config = testConfig(server.url, { registryFile: bad });
+    // A coordinator asking all along: before, the endpoints opened before the file was read,
+    // and answered until the failed start had drained them.
+    const probe = await RawClient.connect(server.url, config.prefix);
+    let starting = true;
+    let answered = 0;
+    const asking = (async () => {
+      while (starting) {
+        const r = await probe.request("lookup", { capability: "x" }, 100).catch(() => null);
+        if (r !== null) answered++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    try {
+      await expect(startRegistry(server.url, {}, config)).rejects.toThrow(/at least one skill/);
+    } finally {
+      starting = false;
+      await asking;
+      await probe.close();
+    }
+    expect(answered).toBe(0);
   });
 });
