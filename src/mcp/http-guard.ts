@@ -21,8 +21,12 @@ export type Refusal = { status: 401 | 403; message: string; headers?: Record<str
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]", ""]);
 
-/** True for an address that only this machine can reach. */
-export const isLoopback = (host: string): boolean => LOOPBACK_NAMES.includes(bracketed(host)) || /^127\./.test(host);
+/**
+ * True for an address that only this machine can reach: a loopback name, or an IPv4 address in
+ * 127.0.0.0/8 written whole. A name that merely starts with "127." (127.0.0.1.evil.com) is any
+ * host its owner points it at.
+ */
+export const isLoopback = (host: string): boolean => LOOPBACK_NAMES.includes(bracketed(host)) || /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host);
 
 const bracketed = (host: string): string => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host).toLowerCase();
 

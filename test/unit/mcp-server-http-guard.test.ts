@@ -21,10 +21,14 @@ describe("http guard", () => {
     expect(allowedHostsFor("10.0.0.5", [])).toContain("10.0.0.5");
     expect(isLoopback("127.0.0.2")).toBe(true);
     expect(isLoopback("10.0.0.5")).toBe(false);
+    // Names that only start like a loopback address resolve wherever their owner says.
+    for (const name of ["127.0.0.1.evil.com", "127.evil.com", "127.0.0.1evil", "127.0.0.256", "127.0.0"]) expect(isLoopback(name), name).toBe(false);
   });
 
   it("refuses a Host that names another site, or none", () => {
     expect(refusal({ host: "127.0.0.1:3001" }, loopback)).toBeNull();
+    expect(refusal({ host: "127.0.0.1:3001", origin: "http://127.0.0.1.evil.com" }, loopback)).toMatchObject({ status: 403 });
+    expect(refusal({ host: "127.0.0.1:3001", origin: "http://127.0.0.7:5173" }, loopback)).toBeNull();
     expect(refusal({ host: "localhost:3001" }, loopback)).toBeNull();
     expect(refusal({ host: "attacker.example:3001" }, loopback)).toMatchObject({ status: 403, message: expect.stringContaining("attacker.example") });
     expect(refusal({}, loopback)?.status).toBe(403);
