@@ -16,7 +16,20 @@ export const HISTORY_DEFAULT_LIMIT = 100;
 /** Bytes kept free for the reply's other fields around the events. */
 const REPLY_OVERHEAD_BYTES = 1024;
 
-const isoTime = z.string().max(64).refine((s) => !Number.isNaN(Date.parse(s)), "an ISO 8601 time");
+/**
+ * A time JavaScript can read, in years 1 to 9999: a later one (JavaScript reaches 275760)
+ * prints as "+275760-..." in ISO form, which PostgreSQL refuses, and would reach the database
+ * as an error instead of being refused here as the caller's.
+ */
+const isoTime = z
+  .string()
+  .max(64)
+  .refine((s) => {
+    const ms = Date.parse(s);
+    if (Number.isNaN(ms)) return false;
+    const year = new Date(ms).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }, "an ISO 8601 time in the years 1 to 9999");
 
 export const historyQuery = z
   .object({

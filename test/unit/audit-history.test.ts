@@ -48,6 +48,10 @@ describe("history bodies", () => {
     expect(await refused({ limit: 1001 })).toBe("invalid_request");
     expect(await refused({ agent_type: "Bad Type" })).toBe("invalid_request");
     expect(await refused({ since: "not a time" })).toBe("invalid_request");
+    // Times JavaScript reads but PostgreSQL cannot take (they reached the database as a 500).
+    expect(await refused({ since: "+275760-09-13T00:00:00.000Z" })).toBe("invalid_request");
+    expect(await refused({ until: "+010000-01-01T00:00:00Z" })).toBe("invalid_request");
+    expect(await refused({ since: "-000001-01-01T00:00:00Z" })).toBe("invalid_request");
     expect(await refused({ since: "2026-02-01T00:00:00Z", until: "2026-01-01T00:00:00Z" })).toBe("invalid_request");
     expect(await refused({ types: [] })).toBe("invalid_request");
     expect(await refused({ unknown: 1 })).toBe("invalid_request");
