@@ -48,6 +48,8 @@ it("leaves history to the mirror: the registry does not answer it", async () => 
   expect(String(err)).toMatch(/no responders/i);
   const r = await cli(["history", "cli-a", ...common()]);
   expect(r.code).toBe(3);
+  // It names what is missing: the mirror, not the registry (which is running).
+  expect(r.stderr).toMatch(/^error: no audit mirror is answering \(start `agent-registry audit`, or `agent-registry serve` with DATABASE_URL\) on \S+\.history\n$/);
 });
 
 it("audit --migrate-only creates the schema and exits 0; without a database URL it is a usage error", async () => {
