@@ -197,13 +197,17 @@ function errorFrom(status: number | undefined, headerMessage: string, body: unkn
   return new Cls(message, { issues, ...(status ? { status } : {}) });
 }
 
-/** Maps what `nc.request` rejects with to the SDK's errors; anything else passes through. */
-export function requestFailure(e: unknown, subject: string, timeoutMs: number): unknown {
+/**
+ * Maps what `nc.request` rejects with to the SDK's errors; anything else passes through.
+ * `nobody` says who is missing when nothing listens: the registry, unless the subject is
+ * answered by another process (the audit mirror's `history`).
+ */
+export function requestFailure(e: unknown, subject: string, timeoutMs: number, nobody = "no registry is listening"): unknown {
   const denied = permissionDenied(e);
   if (denied) return denied;
   const cause = e instanceof errors.RequestError && e.cause !== undefined ? e.cause : e;
   if (cause instanceof errors.NoRespondersError || (e instanceof errors.RequestError && e.isNoResponders())) {
-    return new RegistryUnreachableError(subject, undefined, { cause: e });
+    return new RegistryUnreachableError(subject, nobody, { cause: e });
   }
   if (cause instanceof errors.TimeoutError) return new RegistryTimeoutError(subject, timeoutMs, { cause: e });
   if (cause instanceof errors.ClosedConnectionError) return new RegistryUnreachableError(subject, "the NATS connection is closed", { cause: e });

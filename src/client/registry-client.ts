@@ -71,6 +71,9 @@ export type RegistryClientOptions = {
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
+/** `history` is answered by the audit mirror, not the registry: a missing one is named as such. */
+const NO_AUDIT_MIRROR = "no audit mirror is answering (start `agent-registry audit`, or `agent-registry serve` with DATABASE_URL)";
+
 // A token that is not valid would build another subject (or a wildcard), so it is refused
 // here before anything is sent (as a rejection: the write methods are async).
 function token(kind: string, value: string, re: RegExp): string {
@@ -95,12 +98,12 @@ export class RegistryClient {
   }
 
   /** Sends a JSON body and decodes the reply; the one place that talks to NATS. */
-  async request<T>(subject: string, body: object, timeoutMs = this.timeoutMs): Promise<T> {
+  async request<T>(subject: string, body: object, timeoutMs = this.timeoutMs, nobody?: string): Promise<T> {
     let msg;
     try {
       msg = await this.#nc.request(subject, this.#enc.encode(JSON.stringify(body)), { timeout: timeoutMs });
     } catch (e) {
-      throw requestFailure(e, subject, timeoutMs);
+      throw requestFailure(e, subject, timeoutMs, nobody);
     }
     return decodeReply<T>(msg);
   }
@@ -285,7 +288,7 @@ export class RegistryClient {
   async history(req: HistoryRequest = {}, opts: Pick<QueryOptions, "timeoutMs"> = {}): Promise<HistoryReply> {
     if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
     if (req.capability !== undefined) token("capability", req.capability, CAPABILITY_RE);
-    return this.request<HistoryReply>(this.subjects.query("history", this.tenant), req, opts.timeoutMs);
+    return this.request<HistoryReply>(this.subjects.query("history", this.tenant), req, opts.timeoutMs, NO_AUDIT_MIRROR);
   }
 
   /** Every matching stored event, page after page, oldest first. */
