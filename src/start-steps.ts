@@ -179,7 +179,8 @@ export async function openLeaseStore(ctx: StartContext, { servers }: Nats): Prom
   teardown.defer("closing the lease's NATS connection", () => (nc.isClosed() ? undefined : nc.drain()));
   monitorConnection(nc, log, {
     onUp: (up) => {
-      if (!up) log.warn("renewals fail until the lease's connection is back, and the lease is given up after two thirds of REGISTRY_LEASE_MS");
+      // A closed connection is the stop's doing (or onClosed's fatal error), not an outage to wait out.
+      if (!up && !nc.isClosed()) log.warn("renewals fail until the lease's connection is back, and the lease is given up after two thirds of REGISTRY_LEASE_MS");
     },
     onClosed: (err) => ctx.fatal("the lease's NATS connection closed", err),
   });

@@ -32,9 +32,14 @@ it("starts an embedded nats-server with JetStream, serves, and shuts down cleanl
     expect(metricValue(metrics, "agent_registry_nats_connected")).toBe(1);
     await waitFor(async () => metricValue(await a.metrics(), "agent_registry_evictor_leader") === 1, { message: "leader" });
     await c.close();
+    const stopFrom = a.logs.length;
     await a.stop();
     expect(await a.exited).toBe(0);
     expect(a.logs.some((l) => /"msg":"stopped"/.test(l))).toBe(true);
+    // A clean stop is quiet: nothing at warn or above (the lease's connection closing once said
+    // its renewals would fail until it was back).
+    const loud = a.logs.slice(stopFrom).filter((l) => l.startsWith("{") && (JSON.parse(l) as { level: number }).level >= 40);
+    expect(loud).toEqual([]);
     // The embedded server went with it: nothing answers on its port any more.
     await expect(RawClient.connect(url, "x").then((x) => x.close())).rejects.toThrow();
   } finally {
