@@ -5,12 +5,17 @@
  * declaration says), an MCP server's tools nested in it, the models its providers name, and
  * what each entry depends on. References are the graph's node ids, so they are unique and
  * every dependency resolves to an entry of the same document.
+ *
+ * A node is looked up by name, so an agent the asker may not see (another tenant's, named by
+ * a declaration) is left out as `get` would leave it out: the entry is the declaration, as
+ * for a dependency nobody registered, and nothing of the other tenant's spec is written.
  */
 import type { Graph } from "../graph/graph-query.js";
 import type { FleetReader } from "../graph/resolution.js";
 import { agentNodeId } from "../graph/resolution.js";
 import type { DependencyState } from "../../protocol/events.js";
 import type { AgentSpec } from "../spec/spec.js";
+import { visibleTo } from "../view/model.js";
 
 export type BomTool = { ref: string; name: string; description: string };
 export type BomModel = { ref: string; name: string; provider: string; kind: string };
@@ -48,14 +53,17 @@ function modelsOf(spec: AgentSpec): BomModel[] {
   return out;
 }
 
-/** The document's content from a graph (the whole fleet's, or one agent's dependencies). */
-export function fleetBom(fleet: FleetReader, graph: Graph, rootRef: string | null): FleetBom {
+/**
+ * The document's content from a graph (the whole fleet's, or one agent's dependencies) as
+ * `tenant` (null: the shared view) sees the fleet.
+ */
+export function fleetBom(fleet: FleetReader, graph: Graph, rootRef: string | null, tenant: string | null): FleetBom {
   const entries = new Map<string, BomEntry>();
   const models = new Map<string, BomModel>();
   const dependsOn = new Map<string, string[]>();
   for (const node of graph.nodes) {
     const agent = fleet.get(node.name);
-    const registered = agent !== undefined && agentNodeId(agent) === node.id ? agent : undefined;
+    const registered = agent !== undefined && visibleTo(agent, tenant) && agentNodeId(agent) === node.id ? agent : undefined;
     const tools = registered && registered.spec.kind === "mcp_server" ? registered.spec.capabilities.map((c) => ({ ref: toolRef(node.id, c.name), name: c.name, description: c.description })) : [];
     entries.set(node.id, { ref: node.id, kind: node.kind, name: node.name, version: node.version, state: node.state, spec: registered?.spec ?? null, tools });
     const deps: string[] = [];

@@ -22,6 +22,6 @@ export type SbomFormat = "cyclonedx" | "spdx";
 export function sbomDocument(fleet: GraphFleet, format: SbomFormat, root: AgentState | undefined, tenant: string | null, ctx: BomContext, maxGraphBytes: number): Record<string, unknown> | null {
   const graph = dependencyGraph(fleet, {}, root, tenant, maxGraphBytes);
   if (graph.problems.some((p) => p.code === "truncated")) return null;
-  const bom = fleetBom(fleet, graph, root ? agentNodeId(root) : null);
+  const bom = fleetBom(fleet, graph, root ? agentNodeId(root) : null, tenant);
   return format === "spdx" ? spdx(bom, ctx) : cycloneDx(bom, ctx);
 }
