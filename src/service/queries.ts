@@ -178,11 +178,13 @@ export class QueryService {
     if (this.lookupAliases.size > MAX_LOOKUP_ALIASES) this.lookupAliases.delete(this.lookupAliases.keys().next().value as string);
   }
 
-  /** Bytes the list of one reply may take. */
-  private sbomTooLarge(why: string): RegistryError {
-    return limitExceeded(`the SBOM cannot be sent: ${why} more than a reply can carry; ask for one agent_type's`, "the connection's max_payload less 8 KiB", this.listBytes());
+  private sbomTooLarge(why: string, oneAgent: boolean): RegistryError {
+    // One agent's closure is listed whole, however deep: only a larger max_payload lets it through.
+    const advice = oneAgent ? "raise the server's max_payload" : "ask for one agent_type's";
+    return limitExceeded(`the SBOM cannot be sent: ${why} more than a reply can carry; ${advice}`, "the connection's max_payload less 8 KiB", this.listBytes());
   }
 
+  /** Bytes the list of one reply may take. */
   private listBytes(): number {
     const max = this.maxPayload();
     return max - Math.min(REPLY_OVERHEAD_BYTES, Math.floor(max / 4));
@@ -391,9 +393,9 @@ export class QueryService {
       const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
       const ctx = { serial: randomUUID(), now: Date.now(), toolVersion: packageVersion() };
       const doc = sbomDocument(this.view, q.format ?? "cyclonedx", root, tenant, ctx, this.listBytes());
-      if (doc === null) throw this.sbomTooLarge("its dependency graph alone is");
+      if (doc === null) throw this.sbomTooLarge("its dependency graph alone is", root !== undefined);
       const bytes = Buffer.byteLength(JSON.stringify(doc));
-      if (bytes > this.listBytes()) throw this.sbomTooLarge(`it is ${bytes} bytes,`);
+      if (bytes > this.listBytes()) throw this.sbomTooLarge(`it is ${bytes} bytes,`, root !== undefined);
       return doc;
     },
 

@@ -142,6 +142,27 @@ describe("SPDX 2.3", () => {
   });
 });
 
+describe("a dependency chain longer than graph's depth", () => {
+  it("lists every agent of the closure, in CycloneDX and SPDX", async () => {
+    // 40 agents, each depending on the next: more than twice graph's default depth of 16.
+    const chain = Array.from({ length: 40 }, (_, i) => `sb-chain-${i + 1}`);
+    for (const [i, type] of chain.entries()) await register(type, i + 1 < chain.length ? { depends: [agent(chain[i + 1]!)] } : {});
+
+    const cdx: any = await sdk.sbom({ agent_type: "sb-chain-1" });
+    expect(check.cyclonedx(cdx), JSON.stringify(check.cyclonedx.errors?.slice(0, 5))).toBe(true);
+    expect(cdx.metadata.component.name).toBe("sb-chain-1");
+    expect(cdx.components.map((c: any) => c.name)).toEqual(chain.slice(1));
+    for (const c of cdx.components) expect(c.properties).toContainEqual({ name: "agent-registry:state", value: "live" });
+    const deps = Object.fromEntries(cdx.dependencies.map((d: any) => [d.ref, d.dependsOn]));
+    chain.forEach((type, i) => expect(deps[`agent:${type}@1.0.0`]).toEqual(i + 1 < chain.length ? [`agent:${chain[i + 1]}@1.0.0`] : []));
+
+    const spdx: any = await sdk.sbom({ agent_type: "sb-chain-1", format: "spdx" });
+    expect(check.spdx(spdx), JSON.stringify(check.spdx.errors?.slice(0, 5))).toBe(true);
+    expect(spdx.packages.map((p: any) => p.name)).toEqual(chain);
+    expect(spdx.relationships.filter((r: any) => r.relationshipType === "DEPENDS_ON")).toHaveLength(chain.length - 1);
+  });
+});
+
 describe("refusals and the CLI", () => {
   it("refuses an unknown agent, a bad format, and a document larger than a reply", async () => {
     await expect(sdk.sbom({ agent_type: "sb-nobody" })).rejects.toBeInstanceOf(NotFoundError);
@@ -160,6 +181,12 @@ describe("refusals and the CLI", () => {
       expect(refused.body.error.message).toContain("ask for one agent_type's");
       await expect(new RegistryClient(c.nc, { prefix: configOf(smallReg).prefix }).sbom()).rejects.toBeInstanceOf(LimitExceededError);
       expect((await c.request("sbom", { agent_type: "big-0" })).body).toMatchObject({ bomFormat: "CycloneDX" });
+      // One agent's closure is never cut either (it has no depth bound): too large is refused, saying what helps.
+      const all = await c.request("register.big-all", { spec: spec("big-all", { depends: Array.from({ length: 12 }, (_, i) => agent(`big-${i}`)) }) });
+      expect(all.ok, JSON.stringify(all.body)).toBe(true);
+      const one = await c.request("sbom", { agent_type: "big-all" });
+      expect(one.body.error).toMatchObject({ code: "limit_exceeded" });
+      expect(one.body.error.message).toContain("raise the server's max_payload");
     } finally {
       await c.close();
       await smallReg.stop();

@@ -14,7 +14,12 @@ import { agentNodeId, dependencyNodeId, providerState, resolveDependency, type F
 import type { GraphEdge, GraphNode, GraphProblem } from "../../protocol/messages.js";
 
 export type Graph = { nodes: GraphNode[]; edges: GraphEdge[]; problems: GraphProblem[] };
-export type GraphRequest = { agent_type?: string | undefined; direction?: "dependencies" | "dependents" | undefined; depth?: number | undefined };
+export type GraphRequest = {
+  agent_type?: string | undefined;
+  direction?: "dependencies" | "dependents" | undefined;
+  /** Levels walked from `agent_type`: 1..16 on the wire (default 16); `sbom` walks them all (Infinity). */
+  depth?: number | undefined;
+};
 
 export const DEFAULT_GRAPH_DEPTH = 16;
 
