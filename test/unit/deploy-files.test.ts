@@ -83,7 +83,8 @@ describe("Dockerfile", () => {
 
   it("starts node with the service's V8 flags, as npm start does", () => {
     const start = (JSON.parse(read("package.json")) as Json)["scripts"]["start"] as string;
-    expect(start).toBe(["node", ...SERVICE_NODE_FLAGS, "dist/cli/main.js", "serve"].join(" "));
+    // `exec`: npm's shell becomes the service, so the SIGTERM npm forwards reaches it (npm-start.test.ts).
+    expect(start).toBe(["exec", "node", ...SERVICE_NODE_FLAGS, "dist/cli/main.js", "serve"].join(" "));
   });
 
   it("runs on a Node version that package.json engines accepts", () => {
