@@ -1,6 +1,6 @@
 /**
  * The V8 flags the service is meant to run with, in one place: package.json's `start`, the
- * Dockerfile's entry point and the benchmarks pass these, and `serve` warns when they are
+ * Dockerfile's entry point, the `#!` line of src/cli/main.ts and the benchmarks pass these, and `serve` warns when they are
  * missing (tests check that every launch path carries them).
  *
  * --initial-old-space-size=64: V8 starts a full mark-compact whenever the old generation's

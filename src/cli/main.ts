@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=64 --heap-growing-percent=60
 /**
  * The `agent-registry` command: parses the command line, runs one command, and turns the
  * outcome into an exit code. `main()` takes its I/O as an argument so tests run it in-process.

@@ -3,8 +3,20 @@
  * tsx), for fault tests that kill -9 it: an in-process replica cannot die mid-write.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { pickFreePort } from "./ports.js";
 import { waitFor } from "./wait.js";
+
+/**
+ * The command the kernel runs for a script with a `#!` line: the interpreter, then the rest of
+ * the line as one argument (which `env -S` splits), then the script and its arguments.
+ */
+export function shebangCommand(script: string, args: string[]): [string, string[]] {
+  const first = readFileSync(script, "utf8").split("\n", 1)[0] ?? "";
+  const m = /^#!\s*(\S+)(?:\s+(.*))?$/.exec(first);
+  if (!m) throw new Error(`${script} has no #! line`);
+  return [m[1]!, [...(m[2] ? [m[2]] : []), script, ...args]];
+}
 
 export type RegistryProcess = {
   readonly name: string;
@@ -39,13 +51,14 @@ export function livenessTestEnv(tag: string, natsUrl: string, leaseMs: number) {
 
 /**
  * `waitReady: false` returns as soon as the process runs (for tests of what happens before it is
- * ready); `main` runs another entry point, such as a built dist/cli/main.js, with plain node.
+ * ready); `main` runs another entry point, such as a built dist/cli/main.js, with plain node, or
+ * with `asBin` as the installed `agent-registry` command runs: through its `#!` line.
  */
-export async function spawnRegistry(name: string, env: Record<string, string>, opts: { waitReady?: boolean; main?: string } = {}): Promise<RegistryProcess> {
+export async function spawnRegistry(name: string, env: Record<string, string>, opts: { waitReady?: boolean; main?: string; asBin?: boolean } = {}): Promise<RegistryProcess> {
   const httpPort = await pickFreePort();
   const logs: string[] = [];
-  const args = opts.main ? [opts.main, "serve"] : ["--import", "tsx", "src/cli/main.ts", "serve"];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const [command, args] = opts.main && opts.asBin ? shebangCommand(opts.main, ["serve"]) : [process.execPath, opts.main ? [opts.main, "serve"] : ["--import", "tsx", "src/cli/main.ts", "serve"]];
+  const child: ChildProcess = spawn(command, args, {
     env: { ...process.env, REGISTRY_EMBEDDED: "never", ...env, REGISTRY_HTTP_PORT: String(httpPort), REGISTRY_HTTP_HOST: "127.0.0.1", REGISTRY_REPLICA_NAME: name },
     stdio: ["ignore", "pipe", "pipe"],
   });

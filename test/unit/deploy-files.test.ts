@@ -81,6 +81,12 @@ describe("Dockerfile", () => {
     expect(["root", "0", "0:0"]).not.toContain(user);
   });
 
+  it("gives the agent-registry command the service's V8 flags in its #! line", () => {
+    // `env -S` splits the rest of the line (GNU coreutils 8.30+, BSD and macOS env).
+    const first = read("src/cli/main.ts").split("\n", 1)[0];
+    expect(first).toBe(["#!/usr/bin/env -S node", ...SERVICE_NODE_FLAGS].join(" "));
+  });
+
   it("starts node with the service's V8 flags, as npm start does", () => {
     const start = (JSON.parse(read("package.json")) as Json)["scripts"]["start"] as string;
     // `exec`: npm's shell becomes the service, so the SIGTERM npm forwards reaches it (npm-start.test.ts).
