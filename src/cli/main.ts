@@ -17,6 +17,7 @@ import { discoverCommand } from "./commands/discover.js";
 import { getCommand } from "./commands/get.js";
 import { graphCommand } from "./commands/graph.js";
 import { historyCommand } from "./commands/history.js";
+import { findCommand } from "./commands/find.js";
 import { lookupCommand } from "./commands/lookup.js";
 import { lsCommand } from "./commands/ls.js";
 import { mcpCommand } from "./commands/mcp.js";
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   getCommand,
   lookupCommand,
   routeCommand,
+  findCommand,
   searchCommand,
   discoverCommand,
   cardCommand,

@@ -129,6 +129,23 @@ describe("against a running registry", () => {
     expect(usage.stderr).toMatch(/^error: route needs --skill, --tag or --runtime$/m);
   });
 
+  it("find: by skill, tag or name, as ls prints; 2 without exactly one of them", async () => {
+    const bySkill = await cli("find", "--skill", "text.summarize");
+    expect(bySkill.code).toBe(0);
+    expect(rows(bySkill.stdout)).toEqual([
+      ["AGENT TYPE", "VERSION", "STATUS", "READY", "OWNER", "CAPABILITIES"],
+      ["summarizer", "1.0.0", "ready", "1/1", "examples", "text.summarize"],
+    ]);
+    expect(rows((await cli("find", "--tag", "french")).stdout).map((r) => r[0])).toEqual(["AGENT TYPE", "translator"]);
+    expect((await json("find", "--name", "translator")).agents.map((a: any) => a.agent_type)).toEqual(["translator"]);
+    expect(await cli("find", "--name", "nobody")).toMatchObject({ code: 0, stdout: "no agents\n" });
+    for (const args of [[], ["--skill", "a", "--tag", "b"]]) {
+      const usage = await cli("find", ...args);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toMatch(/^error: find needs exactly one of --skill, --tag or --name$/m);
+    }
+  });
+
   it("search and discover", async () => {
     const s = await cli("search", "summarize", "text");
     expect(s.code).toBe(0);

@@ -49,19 +49,21 @@ export const lsCommand: Command = {
       ctx.printJson({ agents, revision });
       return ExitCode.Ok;
     }
-    if (agents.length === 0) {
-      ctx.out("no agents");
-      return ExitCode.Ok;
-    }
-    const rows = agents.map((a) => [
-      a.agent_type,
-      a.version,
-      statusColor(ctx.colors, a.status),
-      `${a.instances.filter((i) => i.status === "ready").length}/${a.instances.length}`,
-      a.owner_team,
-      a.capabilities.map((c) => c.name).join(","),
-    ]);
-    ctx.out(renderTable(["AGENT TYPE", "VERSION", "STATUS", "READY", "OWNER", "CAPABILITIES"], rows, { colors: ctx.colors, right: [3] }));
+    ctx.out(agentTable(ctx, agents));
     return ExitCode.Ok;
   },
 };
+
+/** Agent types as `ls` and `find` print them: a row each, or "no agents". */
+export function agentTable(ctx: Pick<CommandContext, "colors">, agents: readonly AgentView[]): string {
+  if (agents.length === 0) return "no agents";
+  const rows = agents.map((a) => [
+    a.agent_type,
+    a.version,
+    statusColor(ctx.colors, a.status),
+    `${a.instances.filter((i) => i.status === "ready").length}/${a.instances.length}`,
+    a.owner_team,
+    a.capabilities.map((c) => c.name).join(","),
+  ]);
+  return renderTable(["AGENT TYPE", "VERSION", "STATUS", "READY", "OWNER", "CAPABILITIES"], rows, { colors: ctx.colors, right: [3] });
+}
