@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { redactUrl } from "../service/log-redaction.js";
 import type { Logger } from "../service/logger.js";
 import { refusal, type HttpGuardOptions } from "./http-guard.js";
 import { rpcError as rpcErrorWithCode, type McpSessions } from "./http-sessions.js";
@@ -111,7 +112,7 @@ function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ value: u
 export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpEndpoint> {
   const http: HttpServer = createServer((req, res) => {
     handle(req, res, options).catch((err: unknown) => {
-      options.log.error({ err }, "MCP HTTP request failed");
+      options.log.error({ err, method: req.method, path: redactUrl(req.url ?? "/") }, "MCP HTTP request failed");
       if (!res.headersSent) rpcError(res, 500, "internal error");
       else res.end();
     });

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
@@ -235,6 +236,35 @@ describe("/ui/events", () => {
       await res?.body?.cancel().catch(() => undefined);
       return res?.status === 200;
     }, { message: "closed streams free their places" });
+  });
+});
+
+describe("/ui/events when the events stream cannot be read", () => {
+  it("answers 503 with a structured error, and no log line shows the token the request carried", async () => {
+    const broken = await startRegistry(server.url, { uiToken: TOKEN });
+    try {
+      await (await jetstreamManager(nc)).streams.delete(configOf(broken).eventsStream);
+      const at = `http://127.0.0.1:${broken.httpPort}`;
+      // ?recent= (the Events view's first request) reads the stream's state before its consumer is made.
+      for (const query of ["recent=200", "since=15m", "agent=ui-alpha&heartbeats=1"]) {
+        const res = await fetch(`${at}/ui/events?${query}&token=${TOKEN}`, { signal: AbortSignal.timeout(10_000) });
+        const answer = await body(res);
+        expect([res.status, answer.error?.code], query).toEqual([503, "unavailable"]);
+        expect(answer.error.message, query).toContain("the events stream cannot be read");
+      }
+      const lines = broken.logs.map((l) => JSON.stringify(l));
+      expect(lines.filter((l) => l.includes(TOKEN))).toEqual([]);
+      // Said once a request, at warn, with the path as the client sent it but the token.
+      const warned = broken.logs.filter((l) => l.msg === "the web page's event stream cannot be read");
+      expect(warned.map((l) => [l.level, l["path"]])).toEqual([
+        [40, "/ui/events?recent=200&token=[redacted]"],
+        [40, "/ui/events?since=15m&token=[redacted]"],
+        [40, "/ui/events?agent=ui-alpha&heartbeats=1&token=[redacted]"],
+      ]);
+      expect(broken.logs.filter((l) => l.level >= 50)).toEqual([]);
+    } finally {
+      await broken.stop();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { isRegistryError } from "../../domain/errors.js";
+import { redactUrl } from "../../service/log-redaction.js";
 
 export interface HealthCheck {
   ok: boolean;
@@ -127,7 +128,8 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   function handle(req: IncomingMessage, res: ServerResponse): void {
     // Every failure ends as a 500 here: a probe must get an answer, never a hung socket.
     route(req, res).catch((err: unknown) => {
-      logger?.error({ err, path: req.url }, "ops request failed");
+      // The query string may carry a credential (the web page's ?token=): never logged as sent.
+      logger?.error({ err, path: redactUrl(req.url ?? "/") }, "ops request failed");
       if (res.headersSent) {
         res.destroy();
         return;

@@ -6,13 +6,15 @@
  * messages) replays; ?agent= and ?types= filter; ?heartbeats=1 adds the core NATS heartbeats,
  * which have no id since they are not stored. The number of streams is bounded, and a client
  * that reads slower than events come is cut off (it reconnects and resumes) rather than
- * buffered for without bound.
+ * buffered for without bound. When the stream cannot be read (NATS down, the stream deleted)
+ * the request is answered 503 with a structured error and logged at warn, its path redacted.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type OrderedConsumerOptions } from "@nats-io/jetstream";
 import { filterSubjects, startPolicy, subjectMatches, supportsManyFilters } from "../../client/events.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
+import { redactUrl } from "../../service/log-redaction.js";
 
 export type EventFeedOptions = {
   nc: NatsConnection;
@@ -24,6 +26,8 @@ export type EventFeedOptions = {
   /** Bytes written but not yet taken by the client past which it is cut off. */
   maxBufferBytes?: number;
   timeoutMs?: number;
+  /** False while the connection is known to be down: requests are refused at once rather than after timeoutMs. */
+  connected?: () => boolean;
   log?: { warn(obj: object, msg?: string): void };
 };
 
@@ -36,6 +40,9 @@ type Start = Partial<OrderedConsumerOptions>;
 
 /** A bad parameter, answered with 400 and its message. */
 export class FeedRequestError extends Error {}
+
+/** NATS could not say where the stream stands (timeout, no stream), answered with 503. */
+class StreamUnreadable extends Error {}
 
 export class EventFeed {
   readonly #closers = new Set<() => void>();
@@ -61,6 +68,7 @@ export class EventFeed {
 
   async serve(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     if (this.#stopped) return refuse(res, 503, "unavailable", "the registry is stopping");
+    if (this.#o.connected?.() === false) return this.#unreadable(req, res, new StreamUnreadable("the registry's NATS connection is down"));
     // Places are taken before the first await, so requests arriving together cannot exceed the bound.
     if (this.#closers.size + this.#opening >= this.#o.maxClients) {
       return refuse(res, 503, "unavailable", `${this.#o.maxClients} event streams are open already (REGISTRY_UI_MAX_CLIENTS)`);
@@ -95,6 +103,7 @@ export class EventFeed {
       start = await this.#start(req, query);
     } catch (e) {
       if (e instanceof FeedRequestError) return refuse(res, 400, "invalid_request", e.message);
+      if (e instanceof StreamUnreadable) return this.#unreadable(req, res, e);
       throw e;
     }
     const js = jetstream(this.#o.nc, { timeout: this.#o.timeoutMs ?? 5000 });
@@ -106,7 +115,7 @@ export class EventFeed {
       const consumer = await js.consumers.get(this.#o.stream, opts);
       messages = await consumer.consume({ max_messages: 256 });
     } catch (e) {
-      return refuse(res, 503, "unavailable", `the events stream cannot be read: ${(e as Error).message}`);
+      return this.#unreadable(req, res, e);
     }
     // The client may have gone while the consumer was being made (its close event is past), or the registry begun to stop.
     if (req.socket.destroyed || this.#stopped) {
@@ -169,6 +178,13 @@ export class EventFeed {
     }
   }
 
+  /** 503: the page's browser gets a reason it can show; the log names the request without its token. */
+  #unreadable(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.#o.log?.warn({ err, path: redactUrl(req.url ?? "/") }, "the web page's event stream cannot be read");
+    refuse(res, 503, "unavailable", `the events stream cannot be read: ${message}`);
+  }
+
   /** A stored message as one line of JSON and its type; null when it is not a CloudEvent. */
   #parse(data: Uint8Array): { type: string; json: string } | null {
     try {
@@ -198,8 +214,13 @@ export class EventFeed {
     const recent = query.get("recent");
     if (recent !== null) {
       if (!/^\d{1,4}$/.test(recent) || Number(recent) > MAX_RECENT) throw new FeedRequestError(`recent: 0 to ${MAX_RECENT}`);
-      const jsm = await jetstreamManager(this.#o.nc, { timeout: this.#o.timeoutMs ?? 5000 });
-      const { state } = await jsm.streams.info(this.#o.stream);
+      let state;
+      try {
+        const jsm = await jetstreamManager(this.#o.nc, { timeout: this.#o.timeoutMs ?? 5000 });
+        ({ state } = await jsm.streams.info(this.#o.stream));
+      } catch (e) {
+        throw new StreamUnreadable((e as Error).message, { cause: e });
+      }
       return startPolicy(Math.max(1, state.first_seq, state.last_seq - Number(recent) + 1));
     }
     return startPolicy(undefined);

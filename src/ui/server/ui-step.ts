@@ -14,7 +14,15 @@ export function serveUi(ctx: StartContext, { nc }: Nats, publicDir?: string): vo
   if (!config.ui) return;
   const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
   const log = ctx.root.child({ component: "ui" });
-  const feed = new EventFeed({ nc, prefix: config.prefix, stream: config.eventsStream, maxClients: config.uiMaxClients, timeoutMs: config.requestTimeoutMs, log });
+  const feed = new EventFeed({
+    nc,
+    prefix: config.prefix,
+    stream: config.eventsStream,
+    maxClients: config.uiMaxClients,
+    timeoutMs: config.requestTimeoutMs,
+    connected: () => ctx.status.natsUp,
+    log,
+  });
   ctx.teardown.defer("closing the web page's event streams", () => feed.closeAll());
   const api = {
     client,
