@@ -16,6 +16,7 @@ import { createMetrics, type RegistryMetrics } from "./adapters/http/metrics.js"
 import { createOpsServer, type HealthReport } from "./adapters/http/ops-server.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
+import { LOG_REDACT_PATHS } from "./service/log-redaction.js";
 import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start-steps.js";
@@ -44,7 +45,7 @@ export type AgentRegistry = {
 };
 
 export function createLogger(level: Config["logLevel"]): Logger {
-  return pino({ level, base: { service: "agent-registry" }, redact: ["password", "token", "*.password", "*.token"] }) as unknown as Logger;
+  return pino({ level, base: { service: "agent-registry" }, redact: [...LOG_REDACT_PATHS] }) as unknown as Logger;
 }
 
 export function createRegistry(deps: RegistryDeps): AgentRegistry {

@@ -76,7 +76,8 @@ export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolConte
     {
       url: endpoint.url,
       port: endpoint.port,
-      token: settings.token !== undefined,
+      // Not `token`, which the loggers censor whatever it holds (LOG_REDACT_PATHS).
+      auth: settings.token === undefined ? "off" : "token",
       tenant: ctx.client.tenant ?? null,
       delegate: settings.delegate,
       sessions: settings.httpSessions ? { max: settings.maxSessions, idle_ms: settings.sessionIdleMs } : false,

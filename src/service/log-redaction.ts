@@ -1,9 +1,18 @@
 /**
- * What a log line must never show. A URL or request path is logged only through redactUrl:
+ * What a log line must never show. Fields named for a secret are censored by pino wherever a
+ * logger of the project writes them (LOG_REDACT_PATHS). A URL or request path is logged only through redactUrl:
  * a query string can carry a credential (the web page's EventSource cannot send a header, so
  * its token comes as ?token=), and a URL's user info a password. Every HTTP server of the
  * project (the ops server with /ui, the MCP front, the audit mirror's ops server) logs through it.
  */
+
+/**
+ * The fields pino censors (as "[Redacted]") in every logger of the project: the registry's,
+ * the MCP front's and the audit mirror's, and the tests' capture. A backstop: a line that
+ * says whether a secret is set names the field otherwise (`auth: "token"` or `"off"`), since a
+ * field called `token` would read "[Redacted]" whatever it holds.
+ */
+export const LOG_REDACT_PATHS: readonly string[] = ["password", "token", "*.password", "*.token"];
 
 /** What a secret is replaced with, as in the configuration logged at start (redactedConfig). */
 export const REDACTED = "[redacted]";

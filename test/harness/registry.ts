@@ -10,12 +10,13 @@ import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { loadConfig, type ConfigInput } from "../../src/config.js";
 import { createRegistry, type AgentRegistry } from "../../src/main.js";
 import type { Logger } from "../../src/service/logger.js";
+import { LOG_REDACT_PATHS } from "../../src/service/log-redaction.js";
 
 let bucketSeq = 0;
 
 export type LogLine = { level: number; msg: string; component?: string; [k: string]: unknown };
 
-/** A pino logger writing JSON lines into an array. */
+/** A pino logger writing JSON lines into an array, censoring what the project's loggers censor. */
 export function captureLogs(level = "debug"): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const sink = new Writable({
@@ -24,7 +25,7 @@ export function captureLogs(level = "debug"): { logger: Logger; lines: LogLine[]
       cb();
     },
   });
-  return { logger: pino({ level }, sink) as unknown as Logger, lines };
+  return { logger: pino({ level, redact: [...LOG_REDACT_PATHS] }, sink) as unknown as Logger, lines };
 }
 
 export type TestRegistry = AgentRegistry & { logs: LogLine[] } & AsyncDisposable;

@@ -6,6 +6,7 @@
 import { AUDIT_VARIABLES, AuditConfigError, loadAuditConfig } from "../../audit/config.js";
 import { connectionOptions } from "../../client/connection.js";
 import type { Logger } from "../../service/logger.js";
+import { LOG_REDACT_PATHS } from "../../service/log-redaction.js";
 import { packageVersion } from "../../version.js";
 import { ExitCode, UsageError, connectOptions, type Command, type OptionSpec } from "../context.js";
 
@@ -49,7 +50,7 @@ export const auditCommand: Command = {
     const [{ pino }, { runAudit, migrateOnly }] = await Promise.all([import("pino"), import("../../audit/run.js")]);
     // Synchronous writes, so the last lines before an exit are not lost.
     const log = pino(
-      { level: config.logLevel, base: { component: "audit" }, redact: ["password", "*.password", "token", "*.token"] },
+      { level: config.logLevel, base: { component: "audit" }, redact: [...LOG_REDACT_PATHS] },
       pino.destination({ dest: 2, sync: true }),
     ) as unknown as Logger;
     const until = ctx.io.interrupted();

@@ -5,6 +5,7 @@
  */
 import { MCP_VARIABLES, McpConfigError, loadMcpConfig } from "../../mcp/config.js";
 import type { Logger } from "../../service/logger.js";
+import { LOG_REDACT_PATHS } from "../../service/log-redaction.js";
 import { ExitCode, UsageError, type Command, type OptionSpec } from "../context.js";
 
 const flagDoc = (flag: (typeof MCP_VARIABLES)[number]["flag"]): string => {
@@ -51,7 +52,7 @@ export const mcpCommand: Command = {
     const [{ pino }, { runMcp }] = await Promise.all([import("pino"), import("../../mcp/run.js")]);
     // Synchronous writes, so the last lines before an exit are not lost.
     const log = pino(
-      { level: config.logLevel, base: { component: "mcp" }, redact: ["token", "*.token", "password", "*.password"] },
+      { level: config.logLevel, base: { component: "mcp" }, redact: [...LOG_REDACT_PATHS] },
       pino.destination({ dest: 2, sync: true }),
     ) as unknown as Logger;
     const nc = await ctx.nc();

@@ -34,5 +34,6 @@ export function serveUi(ctx: StartContext, { nc }: Nats, publicDir?: string): vo
     historyTimeoutMs: Math.min(2000, config.requestTimeoutMs),
   };
   ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
-  log.info({ path: "/ui/", token: config.uiToken !== undefined }, "serving the web page");
+  // Not a field named `token`: the loggers censor that whatever it holds, so "is one set?" would read "[Redacted]" either way.
+  log.info({ path: "/ui/", auth: config.uiToken === undefined ? "off" : "token" }, "serving the web page");
 }
