@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { subjectPolicyProblem } from "./domain/spec/subject-rules.js";
+import { redactUrl, redactUrls } from "./service/log-redaction.js";
 
 const bool = z
   .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
@@ -211,7 +212,9 @@ export function loadConfig(
 export function redactedConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const key of ["natsPassword", "natsToken", "mcpToken", "uiToken"] as const) if (out[key] !== undefined) out[key] = "[redacted]";
-  if (typeof out["databaseUrl"] === "string") out["databaseUrl"] = out["databaseUrl"].replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, "$1:[redacted]@");
+  // A URL may carry a password or token of its own: in its user info, or as libpq's ?password=.
+  out["natsUrl"] = redactUrls(config.natsUrl);
+  if (typeof out["databaseUrl"] === "string") out["databaseUrl"] = redactUrl(out["databaseUrl"]);
   return out;
 }
 

@@ -16,7 +16,7 @@ import { createMetrics, type RegistryMetrics } from "./adapters/http/metrics.js"
 import { createOpsServer, type HealthReport } from "./adapters/http/ops-server.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./service/logger.js";
-import { LOG_REDACT_PATHS } from "./service/log-redaction.js";
+import { LOG_REDACT_PATHS, redactUrls } from "./service/log-redaction.js";
 import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start-steps.js";
@@ -143,7 +143,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     }
     if (state !== RegistryState.Starting) return; // stopped as the last step finished
     state = RegistryState.Running;
-    log.info({ http_port: ctx.ops.port, nats: status.natsUrl }, "agent registry running");
+    log.info({ http_port: ctx.ops.port, nats: status.natsUrl === undefined ? undefined : redactUrls(status.natsUrl) }, "agent registry running");
   }
 
   async function stop(reason = "requested"): Promise<void> {

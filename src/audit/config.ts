@@ -63,14 +63,3 @@ export function loadAuditConfig(flags: Readonly<Record<string, Given>>, env: Rea
   }
   return Object.freeze(parsed.data);
 }
-
-/** The URL without its password, for logs. */
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
-}

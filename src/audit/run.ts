@@ -14,7 +14,8 @@ import { DEFAULT_MAX_PAYLOAD } from "../service/queries.js";
 import type { Logger } from "../service/logger.js";
 import { TeardownStack } from "../teardown-stack.js";
 import { AuditWriter } from "./audit-store.js";
-import { redactedUrl, type AuditConfig } from "./config.js";
+import type { AuditConfig } from "./config.js";
+import { redactUrl } from "../service/log-redaction.js";
 import { startHistoryEndpoint } from "./history-endpoint.js";
 import { createAuditMetrics, type AuditMetrics } from "./metrics.js";
 import { migrate } from "./migrations.js";
@@ -57,7 +58,7 @@ export async function runAudit(deps: RunAuditDeps): Promise<void> {
     const port = await ops.listen();
     teardown.defer("ops server", () => ops.close());
     deps.onListening?.(port);
-    log.info({ database: redactedUrl(config.databaseUrl), stream: config.eventsStream, ops_port: port }, "audit mirror starting");
+    log.info({ database: redactUrl(config.databaseUrl), stream: config.eventsStream, ops_port: port }, "audit mirror starting");
 
     try {
       nc = await connectUntilUp(deps.nats, { signal: abort.signal, log });
@@ -148,7 +149,7 @@ export async function migrateOnly(config: AuditConfig, log: Logger, until: Promi
     try {
       writer = await AuditWriter.connect(config.databaseUrl);
       const applied = await migrate(writer.connection);
-      log.info({ versions: applied, database: redactedUrl(config.databaseUrl) }, applied.length > 0 ? "applied audit schema migrations" : "the audit schema is up to date");
+      log.info({ versions: applied, database: redactUrl(config.databaseUrl) }, applied.length > 0 ? "applied audit schema migrations" : "the audit schema is up to date");
       return applied;
     } catch (err) {
       if (stopped || attempt >= 10) throw err;

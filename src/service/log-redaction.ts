@@ -55,6 +55,14 @@ export function redactUrl(url: string): string {
   return out;
 }
 
+/** A comma-separated list of URLs (NATS_URL's form), each through redactUrl. */
+export function redactUrls(list: string): string {
+  return list
+    .split(",")
+    .map((u) => redactUrl(u))
+    .join(",");
+}
+
 function redactParams(query: string): string {
   return query
     .split("&")

@@ -103,6 +103,16 @@ describe("redactedConfig", () => {
     expect(JSON.stringify(shown)).not.toContain("page-secret");
   });
 
+  it("hides a password or token a URL carries: NATS_URL's user info, DATABASE_URL's user info or ?password=", () => {
+    const shown = redactedConfig(
+      loadConfig({ NATS_URL: "nats://registry:natspw@nats-1:4222,nats://s3cr3t-token@nats-2:4222", DATABASE_URL: "postgresql://audit:dbpw@db:5432/audit?sslmode=require&password=dbpw2" }),
+    );
+    expect(shown["natsUrl"]).toBe("nats://registry:[redacted]@nats-1:4222,nats://[redacted]@nats-2:4222");
+    expect(shown["databaseUrl"]).toBe("postgresql://audit:[redacted]@db:5432/audit?sslmode=require&password=[redacted]");
+    for (const secret of ["natspw", "s3cr3t-token", "dbpw"]) expect(JSON.stringify(shown)).not.toContain(secret);
+    expect(redactedConfig(loadConfig())["natsUrl"]).toBe("nats://127.0.0.1:4222");
+  });
+
   it("leaves unset secrets unset", () => {
     const shown = redactedConfig(loadConfig());
     expect(shown["natsPassword"]).toBeUndefined();

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { describe, expect, it } from "vitest";
 import { connectUntilUp } from "../../src/adapters/nats/nats-connection.js";
 import { captureLogs } from "../harness/registry.js";
+import { waitFor } from "../harness/wait.js";
 
 const refused = () => Promise.reject(new Error("connection refused"));
 
@@ -21,6 +22,20 @@ describe("connectUntilUp", () => {
       [30, 2, "nats://a:4222,nats://b:4222", "connection refused"],
     ]);
     expect(lines.some((l) => l.msg === "connected to NATS after retrying" && l["attempts"] === 3)).toBe(true);
+  });
+
+  it("names the servers without a password or token their URLs carry", async () => {
+    const { logger, lines } = captureLogs();
+    const abort = new AbortController();
+    const pending = connectUntilUp(
+      { servers: ["nats://registry:natspw@a:4222", "nats://s3cr3t-token@b:4222"] },
+      { signal: abort.signal, log: logger, connect: refused },
+    );
+    await waitFor(() => lines.length > 0, { message: "the first retry's line" });
+    abort.abort("enough");
+    await expect(pending).rejects.toBe("enough");
+    expect(lines.map((l) => l["servers"])).toEqual(["nats://registry:[redacted]@a:4222,nats://[redacted]@b:4222"]);
+    expect(JSON.stringify(lines)).not.toMatch(/natspw|s3cr3t-token/);
   });
 
   it("gives up at once when aborted while it waits between attempts", async () => {

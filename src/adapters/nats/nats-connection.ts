@@ -13,6 +13,7 @@ import semver from "semver";
 import { connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "../../client/connection.js";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../service/logger.js";
+import { redactUrls } from "../../service/log-redaction.js";
 import { findNatsServerBinary, natsServerBinaryName, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
 
 export const MIN_CLUSTER_VERSION = "2.10.23";
@@ -64,7 +65,8 @@ export async function connectUntilUp(
   deps: { signal: AbortSignal; log: Logger; connect?: (o: ConnectionOptions) => Promise<NatsConnection> },
 ): Promise<NatsConnection> {
   const connect = deps.connect ?? natsConnect;
-  const servers = [options.servers ?? []].flat().join(",");
+  // As logged: a server URL may carry a password or token in its user info.
+  const servers = redactUrls([options.servers ?? []].flat().join(","));
   for (let attempt = 1; ; attempt++) {
     deps.signal.throwIfAborted();
     try {
@@ -110,7 +112,7 @@ export async function resolveServer(config: Config, log: Logger): Promise<{ serv
 /** The one line `serve` stops with when it should start a nats-server but has none. */
 export function noNatsServerMessage(url: string, binary: string, probed: boolean): string {
   const which = binary === "nats-server" ? "no nats-server binary is on PATH" : `NATS_SERVER_BIN=${binary} is not an executable file`;
-  const why = probed ? `no NATS server answers at ${url} and ${which} to start one` : `REGISTRY_EMBEDDED=always, but ${which}`;
+  const why = probed ? `no NATS server answers at ${redactUrls(url)} and ${which} to start one` : `REGISTRY_EMBEDDED=always, but ${which}`;
   return (
     `${why}: install nats-server (Debian: apt-get install nats-server; or ` +
     "go install github.com/nats-io/nats-server/v2@latest), or set NATS_URL to a running server (REGISTRY_EMBEDDED=never waits for it)"
