@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { MAX_PAGE_LIMIT } from "../protocol/messages.js";
-import { invalidRequest } from "../domain/errors.js";
+import { invalidRequest, type ErrorIssue } from "../domain/errors.js";
 import { describeIssues, toIssues } from "../domain/spec/validation.js";
 import type { InstanceStatus } from "../domain/view/model.js";
 import { capabilityName, instanceId, agentType } from "../domain/spec/spec.js";
@@ -164,14 +164,47 @@ export type SchemasQuery = z.infer<typeof schemasQuery>;
 export const schemaQuery = z.object({ name: schemaName, version: schemaVersion, min_revision: minRevision });
 export type SchemaQuery = z.infer<typeof schemaQuery>;
 
-/** Parses a wire message with its zod schema; failures are `invalid_request`. */
+/**
+ * Parses a wire message with its zod schema; failures are `invalid_request`. Unknown fields are
+ * ignored (PROTOCOL.md: newer clients may send fields an older registry does not know), but a
+ * refused message names them first: `{"capabilty": ...}` is a misspelling, not a missing field.
+ */
 export function parseMessage<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(body);
   if (!result.success) {
-    const issues = toIssues(result.error);
+    const issues = [...unknownFieldIssues(schema, body), ...toIssues(result.error)];
     throw invalidRequest(`${what}: ${describeIssues(issues)}`, issues);
   }
   return result.data;
+}
+
+/** At most this many unknown fields are named, so a body of many keys cannot grow the error. */
+const MAX_UNKNOWN_NAMED = 5;
+
+/** An issue per top-level field the message's schema does not know, with the known one it most likely meant. */
+function unknownFieldIssues(schema: z.ZodType, body: unknown): ErrorIssue[] {
+  if (!(schema instanceof z.ZodObject) || body === null || typeof body !== "object" || Array.isArray(body)) return [];
+  const known = Object.keys(schema.shape as Record<string, unknown>);
+  const issues: ErrorIssue[] = [];
+  for (const key of Object.keys(body)) {
+    if (known.includes(key)) continue;
+    if (issues.length === MAX_UNKNOWN_NAMED) break;
+    const near = known.find((k) => editDistanceAtMost(key.toLowerCase(), k, 2));
+    issues.push({ path: key.slice(0, 128), message: near === undefined ? "unknown field" : `unknown field; did you mean ${near}?` });
+  }
+  return issues;
+}
+
+/** Whether two strings are within `max` insertions, deletions or substitutions of each other. */
+function editDistanceAtMost(a: string, b: string, max: number): boolean {
+  if (Math.abs(a.length - b.length) > max || a.length > 64) return false;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]! <= max;
 }
 
 /**
