@@ -14,8 +14,36 @@ import type { Logger } from "../service/logger.js";
 
 /** Quiet time before the changes seen are reported: a fleet starting sends dozens within it. */
 export const CHANGE_QUIET_MS = 100;
+/** The longest a change waits for a quiet moment: under a steady stream of changes, clients still hear of them. */
+export const CHANGE_MAX_WAIT_MS = 1000;
 
 export type CapabilityWatch = { readonly subject: string; stop(): void };
+
+/**
+ * Coalesces changes: `onFire` runs once `quietMs` pass without one, or `maxWaitMs` after the
+ * first change not yet reported, whichever comes first. Without the bound, changes arriving
+ * more often than every `quietMs` postponed the report for as long as they kept coming.
+ */
+export function coalesceChanges(onFire: () => void, quietMs: number, maxWaitMs: number): { changed(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let pendingSince = 0;
+  const fire = () => {
+    timer = undefined;
+    onFire();
+  };
+  return {
+    changed() {
+      const now = Date.now();
+      if (timer === undefined) pendingSince = now;
+      else clearTimeout(timer);
+      timer = setTimeout(fire, Math.max(0, Math.min(quietMs, pendingSince + maxWaitMs - now)));
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
 
 export function watchCapabilityChanges(
   nc: NatsConnection,
@@ -23,17 +51,14 @@ export function watchCapabilityChanges(
   onChange: () => void,
   log: Logger,
   quietMs = CHANGE_QUIET_MS,
+  maxWaitMs = CHANGE_MAX_WAIT_MS,
 ): CapabilityWatch {
   const subject = subjects.event(EventType.CapabilityChanged, ">");
-  let timer: NodeJS.Timeout | undefined;
+  const changes = coalesceChanges(onChange, quietMs, maxWaitMs);
   const sub: Subscription = nc.subscribe(subject, {
     callback: (err) => {
       if (err) return;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = undefined;
-        onChange();
-      }, quietMs);
+      changes.changed();
     },
   });
   // A user without subscribe rights on the events loses the notifications, not the server.
@@ -52,7 +77,7 @@ export function watchCapabilityChanges(
   return {
     subject,
     stop() {
-      if (timer !== undefined) clearTimeout(timer);
+      changes.stop();
       sub.unsubscribe();
     },
   };
