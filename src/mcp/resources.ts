@@ -9,6 +9,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { NotFoundError, InvalidRequestError } from "../client/errors.js";
 import type { RegistryClient } from "../client/registry-client.js";
 import { AGENT_TYPE_RE } from "../protocol/ids.js";
+import { echo } from "./tool-error.js";
 
 export const CAPABILITIES_URI = "registry://capabilities";
 export const CARD_URI_TEMPLATE = "registry://agents/{agent_type}/card";
@@ -54,15 +55,18 @@ export async function listResources(client: RegistryClient, cursor?: string): Pr
   return { resources: cursor === undefined ? [capabilitiesResource, ...cards] : cards, ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
 }
 
+/** The error's `data.uri` (MCP's resource-not-found shape) for a URI of a sensible length; none for a longer one. */
+const uriData = (uri: string): { uri: string } | undefined => (uri.length <= 2048 ? { uri } : undefined);
+
 export async function readResource(client: RegistryClient, uri: string): Promise<ReadResourceResult> {
   const json = (value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] });
   if (uri === CAPABILITIES_URI) return json(await client.capabilitiesAll({}));
   const agentType = CARD_URI_RE.exec(uri)?.[1];
-  if (agentType === undefined || !AGENT_TYPE_RE.test(agentType)) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${uri}: known are ${CAPABILITIES_URI} and ${CARD_URI_TEMPLATE}`, { uri });
+  if (agentType === undefined || !AGENT_TYPE_RE.test(agentType)) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${echo(uri)}: known are ${CAPABILITIES_URI} and ${CARD_URI_TEMPLATE}`, uriData(uri));
   try {
     return json((await client.card(agentType)).card);
   } catch (e) {
-    if (e instanceof NotFoundError || e instanceof InvalidRequestError) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${uri}: ${e.message}`, { uri });
+    if (e instanceof NotFoundError || e instanceof InvalidRequestError) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${echo(uri)}: ${e.message}`, uriData(uri));
     throw e;
   }
 }

@@ -20,7 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { packageVersion } from "../version.js";
 import type { Logger } from "../service/logger.js";
-import type { ToolErrorBody } from "./tool-error.js";
+import { echo, type ToolErrorBody } from "./tool-error.js";
 import { CAPABILITIES_URI, cardTemplate, listResources, readResource } from "./resources.js";
 import { callTool, listedTool, type ToolContext } from "./tool-definition.js";
 import { registryTools } from "./tools.js";
@@ -78,7 +78,7 @@ export function createRegistryMcpServer(ctx: ToolContext, options: RegistryMcpOp
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const tool = byName.get(req.params.name);
-    if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `unknown tool ${req.params.name}; tools/list names them`);
+    if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `unknown tool ${echo(req.params.name)}; tools/list names them`);
     const started = performance.now();
     const result = await callTool(tool, req.params.arguments, ctx);
     const error = result.isError ? (result.structuredContent as ToolErrorBody).error : undefined;

@@ -48,3 +48,16 @@ export function toolErrorBody(e: unknown): ToolErrorBody {
   if (denied) return body(ErrorCode.Internal, `${denied.message} (a deployment problem of this MCP server, not of the call)`);
   return body(ErrorCode.Internal, e instanceof Error ? e.message : String(e));
 }
+
+/** The most characters of a caller's own text an error message repeats. */
+export const MAX_ECHO_CHARS = 128;
+
+/**
+ * A caller's text as an error repeats it: quoted, and cut to MAX_ECHO_CHARS with how much was
+ * left out, so an error never costs more than the request (a 1.5 MB tool name came back whole,
+ * in the message and again in the error's data).
+ */
+export function echo(text: string): string {
+  if (text.length <= MAX_ECHO_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, MAX_ECHO_CHARS))}... (${text.length - MAX_ECHO_CHARS} more characters)`;
+}

@@ -151,6 +151,16 @@ describe("the guard", () => {
     expect(guarded.stderr()).not.toContain(TOKEN);
   });
 
+  it("answers a request naming 1.5 MB of tool or resource with an error of its own size, not one repeating it", async () => {
+    const port = Number(new URL(open.url).port);
+    const big = "x".repeat(1_500_000);
+    const tool = await post(port, { host: "127.0.0.1" }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: big, arguments: {} } });
+    expect(tool.body.error.message).toMatch(/^MCP error -32602: unknown tool "x{128}"\.\.\. \(1499872 more characters\); tools\/list names them$/);
+    const resource = await post(port, { host: "127.0.0.1" }, { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri: `registry://agents/${big}/card` } });
+    expect(resource.body.error.message).toMatch(/^MCP error -32002: no resource "registry:\/\/agents\/x+"\.\.\. \(\d+ more characters\)/);
+    for (const r of [tool, resource]) expect(JSON.stringify(r.body).length).toBeLessThan(2048);
+  });
+
   it("answers 405 to GET (stateless: no event stream), 404 off /mcp, 413 to a body over 4 MiB, and a parse error to one that is not JSON", async () => {
     const res = await fetch(open.url, { method: "GET", headers: { accept: "text/event-stream" } });
     expect(res.status).toBe(405);
