@@ -273,12 +273,19 @@ describe("without a registry", () => {
     expect(badBin.stderr).toMatch(/^error: the registry could not start: REGISTRY_EMBEDDED=always, but NATS_SERVER_BIN=\/nonexistent\/nats-server is not an executable file: install/m);
   });
 
-  it("--help of every command shows its usage and an example", async () => {
-    for (const name of [...COMMANDS.map((c) => c.name), "serve"]) {
-      const r = await runCli([name, "--help"]);
-      expect(r.code, name).toBe(0);
-      expect(r.stdout, name).toMatch(new RegExp(`^Usage: agent-registry ${name}`));
-      expect(r.stdout, name).toMatch(new RegExp(`^Examples?:\\n  \\$ agent-registry ${name}`, "m"));
+  // Twenty-odd node processes one after the other: on a loaded 2-core machine that took over
+  // the default 30 s (and once 60 s), so they run four at a time, with room to spare.
+  it("--help of every command shows its usage and an example", { timeout: 180_000 }, async () => {
+    const names = [...COMMANDS.map((c) => c.name), "serve"];
+    for (let i = 0; i < names.length; i += 4) {
+      await Promise.all(
+        names.slice(i, i + 4).map(async (name) => {
+          const r = await runCli([name, "--help"], {}, 60_000);
+          expect(r.code, name).toBe(0);
+          expect(r.stdout, name).toMatch(new RegExp(`^Usage: agent-registry ${name}`));
+          expect(r.stdout, name).toMatch(new RegExp(`^Examples?:\\n  \\$ agent-registry ${name}`, "m"));
+        }),
+      );
     }
     const top = await runCli(["--help"]);
     expect(top.code).toBe(0);
