@@ -204,6 +204,40 @@ it("feeds events live, filtered by type and agent, and holds them while scrolled
   await page.screenshot({ path: `${OUT}ui-fleet-all.png` });
 });
 
+it("shows a dependency lost and restored, live and in words, in the feed and on the agent that depends on it", async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await client.register({ spec: spec("pg-dep-b") as any, instance_id: "b1", status: "ready", heartbeat_interval_ms: LONG });
+  await client.register({ spec: spec("pg-dep-a", { depends: [{ type: "agent", name: "pg-dep-b", version: "1.0.0" }] }) as any, instance_id: "a1", status: "ready", heartbeat_interval_ms: LONG });
+  await page.goto(`${base}/ui/?token=${TOKEN}`); // the cookie, should this test run alone
+  await page.goto(`${base}/ui/#/events`);
+  await until("#feed li[data-subject='pg-dep-a']", (t) => t !== null, "pg-dep-a's registration in the feed");
+
+  // pg-dep-b goes: pg-dep-a, which depends on it, gets a dependency_lost event, shown as it is stored.
+  await client.deregister("pg-dep-b", "b1");
+  const lost = "#feed li[data-type='registry.agent.dependency_lost'][data-subject='pg-dep-a']";
+  await until(lost, (t) => t?.includes("lost agent:pg-dep-b@1.0.0: deregistered (provided by pg-dep-b)") ?? false, "the lost dependency in words, live");
+  expect(await text(`${lost} .ev-detail`)).not.toMatch(/[{}"]/);
+  await page.locator(lost).scrollIntoViewIfNeeded();
+  await shot("dependency-lost");
+  // The type filter offers every stored type of the protocol, these among them.
+  const offered = await page.locator("#e-type option").evaluateAll((os) => os.map((o) => o.getAttribute("value")));
+  expect(offered).toEqual(expect.arrayContaining(["registry.agent.dependency_lost", "registry.agent.dependency_restored", "registry.alert.audit_gap"]));
+
+  // On the agent that depends on it: the loss among its events, and the return live.
+  await page.goto(`${base}/ui/#/agent/pg-dep-a`);
+  await until("#agent-events li[data-type='registry.agent.dependency_lost']", (t) => t?.includes("lost agent:pg-dep-b@1.0.0") ?? false, "the loss among pg-dep-a's events");
+  await until("#depends-on li[data-node='pg-dep-b']", (t) => t?.endsWith("deregistered") ?? false, "pg-dep-b deregistered under Depends on");
+  await client.register({ spec: spec("pg-dep-b") as any, instance_id: "b2", status: "ready", heartbeat_interval_ms: LONG });
+  await until(
+    "#agent-events li[data-type='registry.agent.dependency_restored']",
+    (t) => t?.includes("agent:pg-dep-b@1.0.0 is live again (provided by pg-dep-b)") ?? false,
+    "the restored dependency in words, live",
+  );
+  // The event about pg-dep-a is what tells its view that its dependency's state moved.
+  await until("#depends-on li[data-node='pg-dep-b']", (t) => t?.endsWith("live") ?? false, "pg-dep-b live again under Depends on");
+  await shot("dependency-restored");
+});
+
 /** WCAG contrast ratio of two computed colours ("rgb(r, g, b)"). */
 function contrast(a: string, b: string): number {
   const lum = (c: string) => {

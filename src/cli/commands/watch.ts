@@ -1,9 +1,14 @@
 /**
  * `watch`: registry events, replayed from `--since` and then followed live, one line each.
  */
+import { STORED_EVENT_TYPES } from "../../protocol/events.js";
 import { resolveEventTypes, startPolicy, watchEvents, type WatchedEvent } from "../../client/events.js";
 import { ExitCode, UsageError, str, strs, type Command } from "../context.js";
 import { colors as makeColors, type Colors } from "../table.js";
+
+const words = (state: string): string => state.replace(/_/g, " ");
+/** The agent types a dependency resolves to, as the registry's dependency warnings name them. */
+const providedBy = (providers: string[]): string => (providers.length > 0 ? ` (provided by ${providers.join(", ")})` : "");
 
 /** One readable line: time, stream sequence, short type, subject, then what changed. */
 export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors(false)): string {
@@ -31,11 +36,35 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
       detail = `${event.data.change}, providers: ${event.data.providers.join(",") || "none"}`;
       paint = c.cyan;
       break;
+    case "registry.agent.dependency_lost":
+      detail = `lost ${event.data.node}: ${words(event.data.state)}${providedBy(event.data.providers)}`;
+      paint = c.red;
+      break;
+    case "registry.agent.dependency_restored":
+      detail = `${event.data.node} is ${words(event.data.state)} again${providedBy(event.data.providers)}`;
+      paint = c.green;
+      break;
     case "registry.agent.heartbeat":
       detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
       break;
-    default:
-      detail = JSON.stringify((event as { data?: unknown }).data ?? {});
+    case "registry.alert.self_preservation": {
+      const d = event.data;
+      detail = `${d.active ? "evictions paused" : "evictions resumed"}: ${d.overdue} of ${d.live} live instances overdue (share ${d.ratio}, threshold ${d.threshold})`;
+      paint = c.yellow;
+      break;
+    }
+    case "registry.alert.audit_gap": {
+      const d = event.data;
+      detail = `${d.missing} events of ${d.stream} never mirrored (#${d.first_seq} to #${d.last_seq})`;
+      paint = c.yellow;
+      break;
+    }
+    default: {
+      // Every type of the protocol has its case (this does not compile otherwise); a stream
+      // shared with other publishers may still hold others.
+      const other: { data?: unknown } = event satisfies never;
+      detail = JSON.stringify(other.data ?? {});
+    }
   }
   return `${c.dim(event.time)}  ${c.dim(`#${seq}`)}  ${paint(type.padEnd(20))}  ${c.bold(event.subject)}  ${detail}`;
 }
@@ -51,7 +80,7 @@ export const watchCommand: Command = {
       type: "string",
       multiple: true,
       value: "TYPE",
-      description: "agent.registered, agent.deregistered, agent.status_changed, capability.changed, alert.self_preservation",
+      description: STORED_EVENT_TYPES.map((t) => t.replace(/^registry\./, "")).join(", "),
     },
     agent: { type: "string", value: "TYPE", description: "only the events of this agent type" },
     stream: { type: "string", value: "NAME", description: "events stream (env REGISTRY_EVENTS_STREAM, default REGISTRY_EVENTS)" },

@@ -1,4 +1,5 @@
 /** The page's reads: JSON from /ui/api (the registry's own queries) and the /ui/events stream. */
+import { EVENT_TYPES, EventType } from "../../protocol/events.js";
 import type { UiInfo } from "../shared.js";
 
 export class ApiError extends Error {
@@ -23,16 +24,6 @@ export async function getJson<T>(path: string, params: Record<string, string | n
 /** A stored or heartbeat event as the stream delivers it. */
 export type FeedEvent = { seq: number | null; type: string; time: string; subject: string; data: Record<string, unknown> };
 
-const EVENT_TYPES = [
-  "registry.agent.registered",
-  "registry.agent.deregistered",
-  "registry.agent.status_changed",
-  "registry.capability.changed",
-  "registry.agent.heartbeat",
-  "registry.alert.self_preservation",
-] as const;
-export const STORED_TYPES = EVENT_TYPES.filter((t) => t !== "registry.agent.heartbeat");
-
 /**
  * Opens /ui/events with `params`; calls `onEvent` for each event and `onState` when the
  * connection opens or drops (the browser reconnects by itself, resuming with Last-Event-ID).
@@ -42,11 +33,12 @@ export function openEvents(params: Record<string, string>, onEvent: (e: FeedEven
   const listener = (m: MessageEvent<string>): void => {
     try {
       const e = JSON.parse(m.data) as Omit<FeedEvent, "seq">;
-      onEvent({ ...e, seq: m.lastEventId && m.type !== "registry.agent.heartbeat" ? Number(m.lastEventId) : null });
+      onEvent({ ...e, seq: m.lastEventId && m.type !== EventType.AgentHeartbeat ? Number(m.lastEventId) : null });
     } catch {
       // not an event of ours: ignored
     }
   };
+  // EventSource drops a named event nobody listens to: one listener for every type the protocol has.
   for (const t of EVENT_TYPES) source.addEventListener(t, listener as EventListener);
   source.onopen = () => onState?.(true);
   source.onerror = () => onState?.(false);

@@ -4,7 +4,8 @@
  * new events back (a count says how many) so the line being read does not move; back at the
  * top, or with "Show", they come in.
  */
-import { STORED_TYPES, agentOf, openEvents, type Context, type FeedEvent } from "./api.js";
+import { STORED_EVENT_TYPES } from "../../protocol/events.js";
+import { agentOf, openEvents, type Context, type FeedEvent } from "./api.js";
 import { fill, h, tickTimes } from "./dom.js";
 import { eventLine } from "./event-line.js";
 import { setLive } from "./live.js";
@@ -14,7 +15,7 @@ const KEEP = 1000;
 export function mountFeed(root: HTMLElement, ctx: Context, params: URLSearchParams): () => void {
   const all: FeedEvent[] = [];
   const held: FeedEvent[] = [];
-  const type = h("select", { id: "e-type", onchange: () => redraw() }, h("option", { value: "" }, "any type"), ...STORED_TYPES.map((t) => h("option", { value: t, selected: t === params.get("type") }, t.replace(/^registry\./, ""))));
+  const type = h("select", { id: "e-type", onchange: () => redraw() }, h("option", { value: "" }, "any type"), ...STORED_EVENT_TYPES.map((t) => h("option", { value: t, selected: t === params.get("type") }, t.replace(/^registry\./, ""))));
   const agent = h("input", { id: "e-agent", type: "search", value: params.get("agent") ?? "", placeholder: "agent type", autocomplete: "off", oninput: () => redraw() });
   const list = h("ol", { id: "feed", class: "events feed", "aria-live": "off", tabindex: "0", "aria-label": "Events, newest first" });
   const showHeld = h("button", { type: "button", id: "feed-held", hidden: true, onclick: () => release() });

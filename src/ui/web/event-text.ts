@@ -1,0 +1,37 @@
+/**
+ * What an event says, in a few words, for the page's event lines (event-line.ts). One entry per
+ * event type of the protocol, so a type added there does not compile until it has its words;
+ * no DOM here, so the unit tests check every type.
+ */
+import { EventType } from "../../protocol/events.js";
+
+type Fields = Record<string, unknown>;
+
+/** A field as text; "" when absent (the data is whatever the stream held, so nothing is assumed). */
+const v = (d: Fields, k: string): string => (d[k] === undefined || d[k] === null ? "" : String(d[k]));
+const names = (d: Fields, k: string): string => (Array.isArray(d[k]) && d[k].length > 0 ? (d[k] as unknown[]).join(", ") : "none");
+const words = (s: string): string => s.replace(/_/g, " ");
+/** The agent types a dependency resolves to, as the registry's dependency warnings name them. */
+const providedBy = (d: Fields): string => (Array.isArray(d["providers"]) && d["providers"].length > 0 ? ` (provided by ${names(d, "providers")})` : "");
+
+const DETAIL: Record<EventType, (d: Fields) => string> = {
+  [EventType.AgentRegistered]: (d) => `${v(d, "instance_id")} v${v(d, "version")}${d["first_instance"] ? ", first instance" : ""}${d["spec_changed"] ? ", spec changed" : ""}`,
+  [EventType.AgentDeregistered]: (d) => `${v(d, "instance_id")} ${v(d, "reason")}${d["agent_removed"] ? ", agent type gone" : ""}`,
+  [EventType.AgentStatusChanged]: (d) => `${v(d, "instance_id")} ${v(d, "from")} → ${v(d, "to")}`,
+  [EventType.CapabilityChanged]: (d) => `${v(d, "change")}, providers: ${names(d, "providers")}`,
+  [EventType.DependencyLost]: (d) => `lost ${v(d, "node")}: ${words(v(d, "state"))}${providedBy(d)}`,
+  [EventType.DependencyRestored]: (d) => `${v(d, "node")} is ${words(v(d, "state"))} again${providedBy(d)}`,
+  [EventType.AgentHeartbeat]: (d) => `${v(d, "instance_id")} ${v(d, "status")}, ${v(d, "active_tasks") || "unknown"} active tasks`,
+  [EventType.SelfPreservationAlert]: (d) =>
+    `${d["active"] ? "evictions paused" : "evictions resumed"}: ${v(d, "overdue")} of ${v(d, "live")} live instances overdue (share ${v(d, "ratio")}, threshold ${v(d, "threshold")})`,
+  [EventType.AuditGapAlert]: (d) => `${v(d, "missing")} events of ${v(d, "stream")} never mirrored (#${v(d, "first_seq")} to #${v(d, "last_seq")})`,
+};
+
+/**
+ * The fields worth a glance; an event of a type the protocol does not name shows its data, cut
+ * short. A history page leaves out the data of an event too large for it (`data_omitted`).
+ */
+export function eventDetail(e: { type: string; data?: unknown }): string {
+  if (typeof e.data !== "object" || e.data === null) return "(no data)";
+  return Object.hasOwn(DETAIL, e.type) ? DETAIL[e.type as EventType](e.data as Fields) : JSON.stringify(e.data).slice(0, 200);
+}
