@@ -1,10 +1,19 @@
 /**
  * Replays and follows the registry's stored events (PROTOCOL.md section 5) with a JetStream
  * ordered consumer: no durable state on the server, gap-free and in store order, resumable
- * from a stream sequence.
+ * from a stream sequence. The consumer is deleted when the reader is done with it, and one
+ * whose reader died without a word is removed by the server after CONSUMER_INACTIVE_MS.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { JetStreamApiError, JetStreamApiCodes, jetstream, type OrderedConsumerOptions } from "@nats-io/jetstream";
+import {
+  JetStreamApiError,
+  JetStreamApiCodes,
+  jetstream,
+  type ConsumeOptions,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type OrderedConsumerOptions,
+} from "@nats-io/jetstream";
 import { EVENT_TYPES, EventType, STORED_EVENT_TYPES } from "../protocol/events.js";
 import { subjects } from "../protocol/subjects.js";
 import { permissionDenied } from "./errors.js";
@@ -22,6 +31,13 @@ export type WatchEventsOptions = {
   prefix?: string;
   /** JetStream API timeout in ms. Default 5000. */
   timeoutMs?: number;
+  /** Aborting it ends the loop, even while it waits for the next event, and deletes the consumer. */
+  signal?: AbortSignal;
+  /**
+   * How long the server keeps the consumer once nobody reads it (the process died before it
+   * could delete it). Default CONSUMER_INACTIVE_MS.
+   */
+  inactiveThresholdMs?: number;
 };
 
 export type WatchedEvent = { seq: number; event: RegistryEvent };
@@ -54,6 +70,48 @@ export function startPolicy(since: WatchEventsOptions["since"], now = Date.now()
 }
 
 const STORED_TYPES = STORED_EVENT_TYPES;
+
+/**
+ * How long the server keeps an events consumer nobody reads (the inactive threshold); nats.js
+ * sets 5 minutes for ordered consumers. A reader that ends deletes its consumer at once: this
+ * is for one that could not (killed, or cut off from NATS). Pending pull requests count as
+ * reading, so an idle watch keeps its consumer however long no event comes.
+ */
+export const CONSUMER_INACTIVE_MS = 30_000;
+
+/** An ordered consumer being read, and how to be done with it. */
+export type EventConsumer = {
+  messages: ConsumerMessages;
+  /** Stops reading and deletes the consumer on the server; never rejects, the same promise each call. */
+  close(): Promise<void>;
+};
+
+/** Creates an ordered consumer on `stream` and starts reading it; a consumer that cannot be read is deleted before the error is thrown. */
+export async function openEventConsumer(
+  js: JetStreamClient,
+  stream: string,
+  options: Partial<OrderedConsumerOptions>,
+  consume?: ConsumeOptions,
+): Promise<EventConsumer> {
+  const consumer = await js.consumers.get(stream, { inactive_threshold: CONSUMER_INACTIVE_MS, ...options });
+  let messages: ConsumerMessages;
+  try {
+    messages = await consumer.consume(consume);
+  } catch (e) {
+    await consumer.delete().catch(() => undefined);
+    throw e;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    messages,
+    close: () =>
+      (closed ??= (async () => {
+        messages.stop();
+        // Fails only when NATS cannot be reached: the inactive threshold then removes it.
+        await consumer.delete().catch(() => undefined);
+      })()),
+  };
+}
 
 /** Full event type names of stored events from what a user typed; throws on unknown ones. */
 export function resolveEventTypes(types: readonly string[]): EventType[] {
@@ -107,27 +165,32 @@ function watchFailure(e: unknown, stream: string): unknown {
 
 /**
  * Events from the stream, oldest first: the replay from `since`, then live ones as they are
- * stored. Breaking out of the loop deletes the consumer.
+ * stored. Breaking out of the loop, an error, or aborting `signal` deletes the consumer.
  */
 export async function* watchEvents(nc: NatsConnection, options: WatchEventsOptions = {}): AsyncGenerator<WatchedEvent, void, undefined> {
   const filters = filterSubjects(options);
   const consumerOpts: Partial<OrderedConsumerOptions> = { ...startPolicy(options.since) };
   if (filters?.length === 1) consumerOpts.filter_subjects = filters[0];
   else if (filters && supportsManyFilters(nc)) consumerOpts.filter_subjects = filters;
+  if (options.inactiveThresholdMs !== undefined) consumerOpts.inactive_threshold = options.inactiveThresholdMs;
 
+  const { signal } = options;
+  if (signal?.aborted) return;
   const stream = options.stream ?? "REGISTRY_EVENTS";
   const js = jetstream(nc, { timeout: options.timeoutMs ?? 5000 });
-  let consumer;
-  let messages;
+  let opened: EventConsumer;
   try {
-    consumer = await js.consumers.get(stream, consumerOpts);
-    messages = await consumer.consume();
+    opened = await openEventConsumer(js, stream, consumerOpts);
   } catch (e) {
     throw watchFailure(e, stream);
   }
+  // Stopping the messages ends the loop below while it waits, which a return() could not do.
+  const abort = (): void => opened.messages.stop();
+  signal?.addEventListener("abort", abort, { once: true });
   const decoder = new TextDecoder();
   try {
-    for await (const m of messages) {
+    if (signal?.aborted) return;
+    for await (const m of opened.messages) {
       // Also filtered here, for servers that could not take every filter subject.
       if (filters && !filters.some((f) => subjectMatches(f, m.subject))) continue;
       let event: RegistryEvent;
@@ -139,7 +202,7 @@ export async function* watchEvents(nc: NatsConnection, options: WatchEventsOptio
       yield { seq: m.seq, event };
     }
   } finally {
-    messages.stop();
-    await consumer.delete().catch(() => undefined);
+    signal?.removeEventListener("abort", abort);
+    await opened.close();
   }
 }

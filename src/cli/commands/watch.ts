@@ -96,22 +96,20 @@ export const watchCommand: Command = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
+    // Ctrl-C (or SIGTERM) ends the loop, which deletes the consumer before main closes the connection.
+    const stop = new AbortController();
+    void ctx.io.interrupted().then(() => stop.abort());
     const nc = await ctx.nc();
-    const iter = watchEvents(nc, {
+    const events = watchEvents(nc, {
       since,
       types,
       agentType: str(ctx.values["agent"]),
       stream: str(ctx.values["stream"]) ?? ctx.io.env["REGISTRY_EVENTS_STREAM"] ?? "REGISTRY_EVENTS",
       prefix: ctx.prefix,
       timeoutMs: ctx.timeoutMs,
-    })[Symbol.asyncIterator]();
-    // The loop ends on Ctrl-C; closing the connection (in main) ends the consumer.
-    const stop = ctx.io.interrupted().then(() => "stop" as const);
-    for (;;) {
-      const next = await Promise.race([iter.next(), stop]);
-      if (next === "stop" || next.done) break;
-      ctx.out(ctx.json ? JSON.stringify(next.value) : formatEvent(next.value, ctx.colors));
-    }
+      signal: stop.signal,
+    });
+    for await (const e of events) ctx.out(ctx.json ? JSON.stringify(e) : formatEvent(e, ctx.colors));
     return ExitCode.Ok;
   },
 };

@@ -6,13 +6,14 @@
  * messages) replays; ?agent= and ?types= filter; ?heartbeats=1 adds the core NATS heartbeats,
  * which have no id since they are not stored. The number of streams is bounded, and a client
  * that reads slower than events come is cut off (it reconnects and resumes) rather than
- * buffered for without bound. When the stream cannot be read (NATS down, the stream deleted)
+ * buffered for without bound. A stream that ends, whoever ends it, deletes its consumer; one
+ * left by a replica that died is removed by the server after CONSUMER_INACTIVE_MS. When the stream cannot be read (NATS down, the stream deleted)
  * the request is answered 503 with a structured error and logged at warn, its path redacted.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type OrderedConsumerOptions } from "@nats-io/jetstream";
-import { filterSubjects, startPolicy, subjectMatches, supportsManyFilters } from "../../client/events.js";
+import { filterSubjects, openEventConsumer, startPolicy, subjectMatches, supportsManyFilters, type EventConsumer } from "../../client/events.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { redactUrl } from "../../service/log-redaction.js";
 
@@ -26,6 +27,8 @@ export type EventFeedOptions = {
   /** Bytes written but not yet taken by the client past which it is cut off. */
   maxBufferBytes?: number;
   timeoutMs?: number;
+  /** The consumers' inactive threshold (client/events.ts CONSUMER_INACTIVE_MS by default). */
+  consumerInactiveMs?: number;
   /** False while the connection is known to be down: requests are refused at once rather than after timeoutMs. */
   connected?: () => boolean;
   log?: { warn(obj: object, msg?: string): void };
@@ -110,16 +113,17 @@ export class EventFeed {
     const opts: Start = { ...start };
     if (filters?.length === 1) opts.filter_subjects = filters[0];
     else if (filters && supportsManyFilters(this.#o.nc)) opts.filter_subjects = filters;
-    let messages;
+    if (this.#o.consumerInactiveMs !== undefined) opts.inactive_threshold = this.#o.consumerInactiveMs;
+    let consumer: EventConsumer;
     try {
-      const consumer = await js.consumers.get(this.#o.stream, opts);
-      messages = await consumer.consume({ max_messages: 256 });
+      consumer = await openEventConsumer(js, this.#o.stream, opts, { max_messages: 256 });
     } catch (e) {
       return this.#unreadable(req, res, e);
     }
+    const { messages } = consumer;
     // The client may have gone while the consumer was being made (its close event is past), or the registry begun to stop.
     if (req.socket.destroyed || this.#stopped) {
-      messages.stop();
+      void consumer.close();
       if (!req.socket.destroyed) refuse(res, 503, "unavailable", "the registry is stopping");
       return;
     }
@@ -137,7 +141,8 @@ export class EventFeed {
       if (!this.#closers.delete(close)) return;
       clearInterval(timer);
       heartbeats?.unsubscribe();
-      messages.stop();
+      // The page's tab closed, the client was cut off or the registry stops: the consumer goes now, not when the server notices.
+      void consumer.close();
       if (!res.writableEnded) res.end();
     };
     const maxBuffer = this.#o.maxBufferBytes ?? DEFAULT_MAX_BUFFER;
