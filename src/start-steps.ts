@@ -364,6 +364,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     onStatusHeld: () => metrics.statusChangesHeld.inc(),
     onUnavailable: () => evictor.storeUnavailable(clock.now()),
     catchUp,
+    viewAt: async (revision) => (await feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
     log: root.child({ component: "registrar" }),
   });
@@ -487,6 +488,8 @@ export async function applyRegistryFile(ctx: StartContext, { registrar, schemas,
 
 /** How full the bucket is, every 30 s (a JetStream info call), when it has a max_bytes. */
 const STORE_SIZE_EVERY_MS = 30_000;
+/** How long a dependency check waits for the view to apply the graph key's revision before answering 503. */
+const VIEW_AT_MS = 2000;
 
 /** Ready: the server has our subscriptions, the replica joins the evictor election, gauges run. */
 export async function serve(ctx: StartContext, { nc }: Nats, { lease, evictor }: UseCases, { store }: Stores): Promise<void> {

@@ -27,7 +27,9 @@ import {
 import { isSuspect, lateIntervals } from "../domain/lifecycle/liveness.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
 import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../domain/spec/validation.js";
-import { dependencyWarnings, findCycle } from "../domain/graph/dependency-checks.js";
+import { cycleRefusal, dependencyWarnings, findCycle } from "../domain/graph/dependency-checks.js";
+import { changesGraph } from "../domain/graph/graph-guard.js";
+import { DependencyGuard } from "./dependency-guard.js";
 import { subjectIssues, type SubjectRules } from "../domain/spec/subject-rules.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
@@ -92,6 +94,13 @@ export type RegistrarDeps = {
    * checks that read other agent types (dependencies, count quotas near a limit, policy reject).
    */
   catchUp?: () => Promise<void>;
+  /**
+   * Resolves true once the view has applied `revision` (bounded wait): the dependency guard's
+   * check needs the view at the graph key's revision, not merely closer to it. Absent: catchUp
+   * is called when the view is behind; with neither (unit tests that feed the view
+   * themselves), the view is taken as current.
+   */
+  viewAt?: (revision: number) => Promise<boolean>;
   /** Where a deliberate overwrite of a version's spec is reported (PROTOCOL.md section 9). */
   log?: Logger;
 };
@@ -119,8 +128,19 @@ export class Registrar {
   /** Intervals of silence after which a heartbeat is written rather than answered from memory. */
   private readonly lateAfter: number;
 
+  /** Spec writes that can close a dependency cycle take turns (dependency-guard.ts). */
+  private readonly graph: DependencyGuard;
+
   constructor(private readonly deps: RegistrarDeps) {
     this.lateAfter = lateIntervals(deps.settings.missedHeartbeats);
+    const { view, catchUp } = deps;
+    this.graph = new DependencyGuard({
+      store: deps.store,
+      view,
+      viewAt: deps.viewAt ?? (async (revision) => view.revision >= revision || catchUp === undefined || (await catchUp(), view.revision >= revision)),
+      onConflict: deps.onConflict,
+      onDropped: (n) => deps.log?.warn({ dropped: n }, "graph key full: the oldest pending spec writes were dropped from it (their writers may have died)"),
+    });
     this.beats = new HeartbeatCoalescer((agentType, instanceId, msg) => this.writeHeartbeat(agentType, instanceId, msg), deps.settings.maxHeartbeatWrites);
     const perSecond = deps.settings.statusChangesPerSecond ?? 0;
     this.damper = new StatusDamper({
@@ -199,7 +219,11 @@ export class Registrar {
     let replaced = false;
     // The revision of the spec record that holds this spec once written (0: it does not).
     let holdingRevision = 0;
-    const revision = await this.withRetries(agentType, instanceId, async (current) => {
+    // This registration's intent on the graph key, if it took a turn there, and whether a spec
+    // write it admitted may have landed without an answer (then the intent must stay).
+    let graphIntent: string | null = null;
+    let specWriteUnknown = false;
+    const attempt = async (current: Current): Promise<number> => {
       const otherLiveVersions: string[] = [];
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
@@ -210,19 +234,46 @@ export class Registrar {
         this.deps.clock.now(),
       );
       warnings.push(...plan.notes.filter((n) => !warnings.includes(n)));
-      // The claim first: a registration that loses it has written nothing (subject-claim.ts).
-      if (plan.claimWrite) {
-        await this.deps.store.write(subjectClaimKey(spec.nats_subject), encodeClaim(plan.claimWrite.record), plan.claimWrite.expectedRevision);
-      }
-      let specRevision = current.agent?.revision ?? 0;
-      if (plan.agentWrite) {
-        specRevision = await this.deps.store.write(agentKey(agentType), encodeRecord(plan.agentWrite.record), plan.agentWrite.expectedRevision);
+      const agentWrite = plan.agentWrite;
+      const guarded = agentWrite !== null && changesGraph(spec, current.agent?.record.spec);
+      const writeSpec = async (): Promise<number> => {
+        // The claim first: a registration that loses it has written nothing (subject-claim.ts).
+        if (plan.claimWrite) {
+          await this.deps.store.write(subjectClaimKey(spec.nats_subject), encodeClaim(plan.claimWrite.record), plan.claimWrite.expectedRevision);
+        }
+        if (!agentWrite) return current.agent?.revision ?? 0;
+        if (!guarded) return this.deps.store.write(agentKey(agentType), encodeRecord(agentWrite.record), agentWrite.expectedRevision);
+        specWriteUnknown = true;
+        try {
+          const written = await this.deps.store.write(agentKey(agentType), encodeRecord(agentWrite.record), agentWrite.expectedRevision);
+          specWriteUnknown = false;
+          return written;
+        } catch (e) {
+          // A lost compare-and-set wrote nothing; a timeout may have written.
+          if (e instanceof StoreConflictError) specWriteUnknown = false;
+          throw e;
+        }
+      };
+      let specRevision: number;
+      if (guarded) {
+        graphIntent ??= newInstanceId();
+        specRevision = await this.graph.admitted(spec, agentWrite.expectedRevision, graphIntent, writeSpec);
+      } else {
+        specRevision = await writeSpec();
       }
       holdingRevision = plan.holdsSpec ? specRevision : 0;
       releaseSubject = plan.releaseSubject;
       replaced = plan.replaced;
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
-    });
+    };
+    let revision: number;
+    try {
+      revision = await this.withRetries(agentType, instanceId, attempt);
+    } catch (e) {
+      // An intent whose spec never landed would count as on its way until the type's key is written.
+      if (graphIntent !== null && !specWriteUnknown) await this.graph.withdraw(graphIntent).catch(() => undefined);
+      throw e;
+    }
     if (holdingRevision > 0) this.admitted.remember(agentType, validated.digest, validated.generation, holdingRevision, validated);
     if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
     if (replaced) {
@@ -392,16 +443,14 @@ export class Registrar {
    * section 11.2). Read from the view, first brought up to the store's revision: a write is
    * answered once stored, before this replica's view has applied it, so a client registering
    * the two halves of a cycle one after the other would otherwise find the first half missing.
-   * Two replicas registering the halves at once can still both pass; the graph reports such a
-   * cycle as an error.
+   * This check answers early and gives the warnings; registrations racing to close a cycle (on
+   * one replica or several) are told apart when the spec is written, in its turn on the graph
+   * key (dependency-guard.ts).
    */
   private async checkDependencies(spec: AgentSpec, catchUp: () => Promise<void>): Promise<string[]> {
     await catchUp();
     const cycle = findCycle(this.deps.view, spec);
-    if (cycle) {
-      const message = `closes the dependency cycle ${cycle.path.join(" -> ")}`;
-      throw invalidSpec(`spec is invalid: depends.${cycle.index} ${message}`, [{ path: `depends.${cycle.index}`, message }]);
-    }
+    if (cycle) throw cycleRefusal(cycle);
     return dependencyWarnings(this.deps.view, spec.depends ?? [], spec.tenant_scope);
   }
 

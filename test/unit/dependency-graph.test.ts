@@ -5,6 +5,7 @@ import { instanceKey, RemovalReason } from "../../src/domain/view/records.js";
 import { dependencyGraph } from "../../src/domain/graph/graph-query.js";
 import { dependencyWarnings, findCycle } from "../../src/domain/graph/dependency-checks.js";
 import { resolveDependency } from "../../src/domain/graph/resolution.js";
+import { MAX_INTENTS, changesGraph, decodeGraphRecord, encodeGraphRecord, intentOf, nextRecord, settled } from "../../src/domain/graph/graph-guard.js";
 import type { Dependency } from "../../src/protocol/spec.js";
 import type { StoreEvent } from "../../src/domain/view/events.js";
 import { cap, makeSpec } from "./fixtures.js";
@@ -129,6 +130,112 @@ describe("cycles at registration", () => {
       "depends.1: agent:old@2.0.0 is version mismatch (old)",
       "depends.2: agent:gone@1.0.0 is missing",
     ]);
+  });
+});
+
+describe("cycles with specs on their way (the graph key)", () => {
+  const pending = (type: string, depends: Dependency[], opts: { caps?: string[]; tenant?: string } = {}) => ({
+    agent_type: type,
+    tenant_scope: opts.tenant ?? null,
+    capabilities: opts.caps ?? [`${type}.run`],
+    depends,
+  });
+
+  it("counts a pending spec's edges as stored, though the view holds none of it", () => {
+    const f = fleet();
+    const spec = makeSpec({ agent_type: "b", depends: [agent("a", "1.0.0")] });
+    expect(findCycle(f.view, spec)).toBeNull();
+    expect(findCycle(f.view, spec, [pending("a", [agent("b", "1.0.0")])])).toEqual({ index: 0, path: ["b", "a", "b"] });
+  });
+
+  it("counts the stored spec's edges too: the pending one may never land", () => {
+    const f = fleet();
+    f.register("a", { depends: [agent("b", "1.0.0")] });
+    // a is on its way to depending on c instead; until it lands, a -> b still stands.
+    const spec = makeSpec({ agent_type: "b", depends: [agent("a", "1.0.0")] });
+    expect(findCycle(f.view, spec, [pending("a", [agent("c", "1.0.0")])])?.path).toEqual(["b", "a", "b"]);
+  });
+
+  it("follows a tool dependency to a pending spec providing it, and ignores pending specs of the registering type", () => {
+    const f = fleet();
+    const planner = makeSpec({ agent_type: "planner", depends: [tool("fetch", "1.0.0")] });
+    expect(findCycle(f.view, planner, [pending("tools", [agent("planner", "1.0.0")], { caps: ["fetch"] })])?.path).toEqual(["planner", "tools", "planner"]);
+    // Another spec of the registering type on its way: only one of the two can be stored (the same revision expected).
+    expect(findCycle(f.view, planner, [pending("planner", [agent("planner", "1.0.0")])])).toBeNull();
+  });
+
+  it("resolves a name both ways while a pending spec may change whether that type is seen", () => {
+    const f = fleet();
+    f.register("fetch", { tenant: "acme", caps: ["other"] });
+    f.register("server", { kind: "mcp_server", caps: ["fetch"], depends: [agent("client", "1.0.0")] });
+    const client = makeSpec({ agent_type: "client", depends: [tool("fetch", "1.0.0")] });
+    // Unseen by a shared agent, the name goes to the server providing a capability of it.
+    expect(findCycle(f.view, client)?.path).toEqual(["client", "server", "client"]);
+    // A pending shared spec of "fetch" may land, or not: the server's edge still counts.
+    expect(findCycle(f.view, client, [pending("fetch", [])])?.path).toEqual(["client", "server", "client"]);
+  });
+
+  it("finds no cycle the pending specs and the view cannot close (property: a DAG stays one)", () => {
+    const dag = fc.array(fc.array(fc.nat(), { maxLength: 3 }), { minLength: 2, maxLength: 10 });
+    fc.assert(
+      fc.property(dag, fc.nat(), (edges, split) => {
+        const f = fleet();
+        const names = edges.map((_, i) => `n${i}`);
+        const deps = edges.map((targets, i) => (i === 0 ? [] : [...new Set(targets.map((t) => t % i))].map((t) => agent(names[t]!, "1.0.0"))));
+        // Some nodes stored, the others pending: the union is a DAG, so no cycle anywhere.
+        const cut = split % names.length;
+        const pend = deps.slice(cut).map((d, j) => pending(names[cut + j]!, d));
+        deps.slice(0, cut).forEach((d, i) => f.register(names[i]!, { depends: d }));
+        expect(findCycle(f.view, makeSpec({ agent_type: "top", depends: [agent(names.at(-1)!, "1.0.0")] }), pend)).toBeNull();
+        // n0 depending on the last node: a cycle exactly when the last reaches n0, stored or pending.
+        const reaches = new Set([names.length - 1]);
+        for (let i = names.length - 1; i >= 0; i--) if (reaches.has(i)) for (const d of deps[i]!) reaches.add(names.indexOf(d.name));
+        const n0 = makeSpec({ agent_type: "n0", depends: [agent(names.at(-1)!, "1.0.0")] });
+        expect(findCycle(f.view, n0, pend.filter((p) => p.agent_type !== "n0")) !== null).toBe(reaches.has(0));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("the graph key's rules", () => {
+  const base = makeSpec({ agent_type: "a", depends: [agent("b", "1.0.0")] });
+
+  it("takes a turn only for a spec write that can add an edge", () => {
+    expect(changesGraph(makeSpec({ agent_type: "a" }), undefined)).toBe(false);
+    expect(changesGraph(base, undefined)).toBe(true);
+    expect(changesGraph(base, base)).toBe(false);
+    // A new version with the same dependencies, tenant and capability names adds nothing.
+    expect(changesGraph({ ...base, version: "2.0.0", description: "other" }, base)).toBe(false);
+    expect(changesGraph({ ...base, depends: [agent("c", "1.0.0")] }, base)).toBe(true);
+    expect(changesGraph({ ...base, tenant_scope: "acme" }, base)).toBe(true);
+    expect(changesGraph({ ...base, capabilities: [...base.capabilities, { ...base.capabilities[0]!, name: "fetch" }] }, base)).toBe(true);
+    expect(changesGraph(base, makeSpec({ agent_type: "a" }))).toBe(true);
+  });
+
+  it("keeps an intent until the view shows its agent key moved off the revision it expects", () => {
+    const f = fleet();
+    const intent = intentOf(base, 0, "x");
+    expect(settled(intent, f.view)).toBe(false);
+    f.register("a", { depends: [agent("b", "1.0.0")], instance: false });
+    expect(settled(intent, f.view)).toBe(true);
+    const later = intentOf(base, f.view.get("a")!.revision, "y");
+    expect(settled(later, f.view)).toBe(false);
+    f.remove("agents.a");
+    expect(settled(later, f.view)).toBe(true);
+  });
+
+  it("replaces a registration's earlier intent, drops the oldest past the bounds, and reads a damaged record as empty", () => {
+    const mine = (id: string) => intentOf(base, 0, id);
+    expect(nextRecord([mine("p"), mine("q")], mine("p")).record.intents.map((i) => i.id)).toEqual(["q", "p"]);
+    const many = Array.from({ length: MAX_INTENTS }, (_, i) => mine(`i${i}`));
+    const { record, dropped } = nextRecord(many, mine("new"));
+    expect(dropped).toBe(1);
+    expect(record.intents).toHaveLength(MAX_INTENTS);
+    expect(record.intents[0]!.id).toBe("i1");
+    expect(decodeGraphRecord(encodeGraphRecord(record))).toEqual(record);
+    expect(decodeGraphRecord(new TextEncoder().encode("not json")).intents).toEqual([]);
+    expect(decodeGraphRecord(new TextEncoder().encode(JSON.stringify({ kind: "graph", intents: [{ id: 1 }, mine("ok")] }))).intents.map((i) => i.id)).toEqual(["ok"]);
   });
 });
 

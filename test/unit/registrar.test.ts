@@ -4,6 +4,7 @@ import { RegistryError, ShedError } from "../../src/domain/errors.js";
 import { StoreConflictError, StoreUnavailableError, type Store, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
 import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
 import { decodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
+import { GRAPH_KEY, decodeGraphRecord } from "../../src/domain/graph/graph-guard.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { agentSpecSchema, INSTANCE_ID_RE } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
@@ -296,6 +297,91 @@ describe("Registrar.register", () => {
     const reply = await registrar.register("alpha", { spec: spec("alpha"), instance_id: "i2" });
     expect(conflicts).toBe(1);
     expect(await instanceRecord("alpha", reply.instance_id)).toMatchObject({ kind: "instance" });
+  });
+});
+
+describe("Registrar.register: dependency cycles across replicas (the graph key)", () => {
+  const dep = (type: string) => ({ depends: [{ type: "agent", name: type, version: "1.0.0" }] });
+
+  /** A store that refuses writes to some keys: `conflict` (nothing written) or `unavailable` (outcome unknown). */
+  class KeyedStore extends FlakyStore {
+    readonly refuse = new Map<string, "conflict" | "unavailable">();
+    readonly writesTo = new Map<string, number>();
+    override async write(key: string, value: Uint8Array, expected: number): Promise<number> {
+      this.writesTo.set(key, (this.writesTo.get(key) ?? 0) + 1);
+      const how = this.refuse.get(key);
+      if (how === "conflict") throw new StoreConflictError(key);
+      if (how === "unavailable") throw new StoreUnavailableError("store away");
+      return super.write(key, value, expected);
+    }
+  }
+
+  /** A replica: its own view, fed from the store only when it catches up, as a lagging watch would. */
+  const replica = (s: Store = store) => {
+    const own = new RegistryView();
+    return new Registrar({ store: s, view: own, checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, catchUp: () => catchUp(memory, own) });
+  };
+
+  async function graphIntents(): Promise<string[]> {
+    const e = await memory.get(GRAPH_KEY);
+    return e && e.operation === "PUT" ? decodeGraphRecord(e.value).intents.map((i) => i.agent_type) : [];
+  }
+
+  it("of the two halves of a cycle registered at once, on one replica or two, stores exactly one and refuses the other naming the cycle", async () => {
+    for (const replicas of [1, 2]) {
+      for (let round = 0; round < 10; round++) {
+        const [a, b] = [`a${replicas}x${round}`, `b${replicas}x${round}`];
+        const one = replica();
+        const two = replicas === 1 ? one : replica();
+        const outcomes = await Promise.allSettled([one.register(a, { spec: spec(a, dep(b)) }), two.register(b, { spec: spec(b, dep(a)) })]);
+        const refused = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as RegistryError] : []));
+        expect(refused, `${replicas} replica(s), round ${round}`).toHaveLength(1);
+        expect(refused[0]).toMatchObject({ code: "invalid_spec", issues: [{ path: "depends.0", message: expect.stringMatching(/^closes the dependency cycle /) }] });
+        const stored = [await memory.get(agentKey(a)), await memory.get(agentKey(b))].filter((e) => e !== null);
+        expect(stored).toHaveLength(1);
+      }
+    }
+  });
+
+  it("keeps writes that cannot add an edge off the graph key", async () => {
+    const keyed = new KeyedStore(memory);
+    const r = replica(keyed);
+    await r.register("plain", { spec: spec("plain") });
+    expect(keyed.writesTo.get(GRAPH_KEY)).toBeUndefined();
+    await r.register("user", { spec: spec("user", dep("plain")), instance_id: "i1" });
+    expect(keyed.writesTo.get(GRAPH_KEY)).toBe(1);
+    // More instances of the stored spec, and a new version with the same dependencies: no turn.
+    await r.register("user", { spec: spec("user", dep("plain")), instance_id: "i2" });
+    await r.register("user", { spec: spec("user", { ...dep("plain"), version: "1.1.0" }), instance_id: "i3" });
+    expect(keyed.writesTo.get(GRAPH_KEY)).toBe(1);
+  });
+
+  it("answers unavailable, writing no spec, when the view cannot reach the graph key's revision", async () => {
+    await replica().register("alpha", { spec: spec("alpha", dep("beta")) });
+    const behind = new Registrar({ store, view: new RegistryView(), checker: new InlineSchemaChecks(), clock: { now: () => t }, settings, viewAt: async () => false });
+    expect(await rejection(behind.register("gamma", { spec: spec("gamma", dep("alpha")) }))).toMatchObject({ code: "unavailable", status: 503 });
+    expect(await memory.get(agentKey("gamma"))).toBeNull();
+  });
+
+  it("withdraws the intent of a registration whose spec write surely did not land, and keeps one whose outcome is unknown", async () => {
+    const keyed = new KeyedStore(memory);
+    keyed.refuse.set(agentKey("alpha"), "conflict");
+    expect(await rejection(replica(keyed).register("alpha", { spec: spec("alpha", dep("beta")) }))).toMatchObject({ code: "conflict" });
+    expect(await graphIntents()).toEqual([]);
+    // Else beta would be refused for a cycle through a spec that was never stored.
+    expect((await replica().register("beta", { spec: spec("beta", dep("alpha")) })).warnings).toEqual(["depends.0: agent:alpha@1.0.0 is missing"]);
+
+    keyed.refuse.set(agentKey("gamma"), "unavailable");
+    expect(await rejection(replica(keyed).register("gamma", { spec: spec("gamma", dep("delta")) }))).toMatchObject({ code: "unavailable" });
+    expect(await graphIntents()).toEqual(["gamma"]);
+    // Its write may still land: a cycle through it is refused until the view shows its key moved.
+    const e = await rejection(replica().register("delta", { spec: spec("delta", dep("gamma")) }));
+    expect(e.message).toContain("closes the dependency cycle delta -> gamma -> delta");
+    keyed.refuse.delete(agentKey("gamma"));
+    await replica(keyed).register("gamma", { spec: spec("gamma") });
+    expect(await graphIntents()).toEqual(["gamma"]);
+    expect((await replica().register("delta", { spec: spec("delta", dep("gamma")) })).warnings).toEqual([]);
+    expect(await graphIntents()).toEqual(["delta"]);
   });
 });
 

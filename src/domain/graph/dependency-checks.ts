@@ -6,6 +6,8 @@
 import type { Dependency } from "../../protocol/spec.js";
 import type { AgentSpec } from "../spec/spec.js";
 import { AgentStatus, type AgentState } from "../view/model.js";
+import { AGENT_TYPE_RE } from "../../protocol/ids.js";
+import { invalidSpec, type RegistryError } from "../errors.js";
 import { dependencyNodeId, namedProviders, resolveDependency, type FleetReader } from "./resolution.js";
 
 /** Agent types a cycle search visits at most; a fleet deeper than this is not searched further. */
@@ -19,33 +21,105 @@ export type DependencyCycle = {
 };
 
 /**
+ * A spec whose write may land at any moment (graph-guard.ts), as much of it as can add an edge:
+ * a cycle check counts its edges as stored, beside those of the spec the view holds for it.
+ */
+export type PendingSpec = {
+  readonly agent_type: string;
+  readonly tenant_scope: string | null;
+  readonly capabilities: readonly string[];
+  readonly depends: readonly Pick<Dependency, "type" | "name" | "version">[];
+};
+
+/** The edges a cycle search follows: what a dependency declared under `tenant` resolves to, and what an agent type declares. */
+type Edges = {
+  resolve(dep: Pick<Dependency, "type" | "name">, tenant: string | null): string[];
+  declared(agentType: string): { tenant: string | null; depends: readonly Pick<Dependency, "type" | "name">[] }[];
+};
+
+/**
  * The first cycle that registering `spec` would close, or null. The fleet is read as if the
  * spec were stored already (so a dependency naming the agent itself, or one whose chain comes
  * back to it, is found on a first registration too). Other agent types' edges are their
  * stored specs' dependencies, resolved by name as the graph resolves them, whatever their
- * state: a cycle through a stopped agent is still one.
+ * state: a cycle through a stopped agent is still one. With `pending` specs of other agent
+ * types, each one's edges count as well as those of the spec stored for it, as whichever of
+ * the two the store ends up holding (a search that may find a cycle only one of them closes).
  */
-export function findCycle(stored: FleetReader, spec: AgentSpec): DependencyCycle | null {
+export function findCycle(stored: FleetReader, spec: AgentSpec, pending: readonly PendingSpec[] = []): DependencyCycle | null {
   const agentType = spec.agent_type;
   const depends = spec.depends ?? [];
   const tenant = spec.tenant_scope;
   const fleet = withSpec(stored, spec);
+  const others = pending.filter((p) => p.agent_type !== agentType);
+  const edges = others.length === 0 ? exactEdges(fleet) : edgesWithPending(fleet, others);
   const visited = new Set<string>();
   // Depth-first with an explicit stack: a fleet's chains may be longer than the call stack.
   for (let index = 0; index < depends.length; index++) {
-    const stack: { type: string; path: string[] }[] = namedProviders(fleet, depends[index]!, tenant).types.map((t) => ({ type: t, path: [agentType, t] }));
+    const stack: { type: string; path: string[] }[] = edges.resolve(depends[index]!, tenant).map((t) => ({ type: t, path: [agentType, t] }));
     while (stack.length > 0) {
       const { type, path } = stack.pop()!;
       if (type === agentType) return { index, path };
       if (visited.has(type) || visited.size >= MAX_CYCLE_SEARCH) continue;
       visited.add(type);
-      const agent = fleet.get(type);
-      for (const dep of agent?.spec.depends ?? []) {
-        for (const next of namedProviders(fleet, dep, agent!.spec.tenant_scope).types) stack.push({ type: next, path: [...path, next] });
+      for (const declared of edges.declared(type)) {
+        for (const dep of declared.depends) for (const next of edges.resolve(dep, declared.tenant)) stack.push({ type: next, path: [...path, next] });
       }
     }
   }
   return null;
+}
+
+/** The graph's own edges (resolution.ts). */
+function exactEdges(fleet: FleetReader): Edges {
+  return {
+    resolve: (dep, tenant) => namedProviders(fleet, dep, tenant).types,
+    declared: (t) => {
+      const agent = fleet.get(t);
+      return agent ? [{ tenant: agent.spec.tenant_scope, depends: agent.spec.depends ?? [] }] : [];
+    },
+  };
+}
+
+/**
+ * Every edge the graph may have once the pending specs land or fail: an agent type declares
+ * what its stored spec and its pending ones do, is seen by whoever one of them lets see it,
+ * provides what one of them provides; and a dependency naming an agent type that has a pending
+ * spec resolves both ways resolution.ts could (that type, and the providers of a capability of
+ * the name), as whether the type is seen may depend on which spec lands.
+ */
+function edgesWithPending(fleet: FleetReader, pending: readonly PendingSpec[]): Edges {
+  const byType = new Map<string, PendingSpec[]>();
+  for (const p of pending) (byType.get(p.agent_type) ?? byType.set(p.agent_type, []).get(p.agent_type)!).push(p);
+  const scopes = (t: string): (string | null)[] => {
+    const agent = fleet.get(t);
+    return [...(agent ? [agent.spec.tenant_scope] : []), ...(byType.get(t) ?? []).map((p) => p.tenant_scope)];
+  };
+  const visible = (t: string, tenant: string | null): boolean => scopes(t).some((s) => s === null || s === tenant);
+  const providers = (capability: string): Set<string> => {
+    const out = new Set(fleet.providersOf(capability));
+    for (const p of pending) if (p.capabilities.includes(capability)) out.add(p.agent_type);
+    return out;
+  };
+  return {
+    resolve: (dep, tenant) => {
+      const certain = !byType.has(dep.name);
+      const byName = AGENT_TYPE_RE.test(dep.name) && visible(dep.name, tenant) ? [dep.name] : [];
+      if (dep.type !== "tool" || (certain && byName.length > 0)) return byName;
+      const byCapability = [...providers(dep.name)].filter((t) => t !== dep.name && visible(t, tenant)).sort();
+      return [...byName, ...byCapability];
+    },
+    declared: (t) => {
+      const agent = fleet.get(t);
+      return [...(agent ? [{ tenant: agent.spec.tenant_scope, depends: agent.spec.depends ?? [] }] : []), ...(byType.get(t) ?? []).map((p) => ({ tenant: p.tenant_scope, depends: p.depends }))];
+    },
+  };
+}
+
+/** The refusal of a spec whose dependency `cycle.index` closes the cycle (400 invalid_spec, the path of that dependency). */
+export function cycleRefusal(cycle: DependencyCycle): RegistryError {
+  const message = `closes the dependency cycle ${cycle.path.join(" -> ")}`;
+  return invalidSpec(`spec is invalid: depends.${cycle.index} ${message}`, [{ path: `depends.${cycle.index}`, message }]);
 }
 
 /** The fleet as if `spec` were stored, with no live instance. */
