@@ -34,6 +34,24 @@ export const NATS_SUBJECT_RE = /^[^\s.*>\u0000-\u001f\u007f-\u009f]+(\.[^\s.*>\u
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 export const QUEUE_GROUP_RE = /^[^\s.*>\u0000-\u001f\u007f-\u009f]+$/;
 /**
+ * Characters a name shown to people may not hold: control characters (C0, DEL, C1), the line
+ * and paragraph separators, and the invisible characters that reorder or hide text (the bidi
+ * marks, embeddings, overrides and isolates, the Arabic letter mark, zero-width spaces and
+ * joiners, the word joiner and invisible operators, the byte order mark). Such names are
+ * printed in the CLI's tables and trees, in logs, in warnings and on the web page, where
+ * U+202E RIGHT-TO-LEFT OVERRIDE makes a name read as another and a zero-width space makes two
+ * names look alike.
+ */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+export const UNSAFE_NAME_CHAR_RE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/** The first character of `name` that UNSAFE_NAME_CHAR_RE refuses, as `U+202E at 3`, or null. */
+export function unsafeNameChar(name: string): string | null {
+  const m = UNSAFE_NAME_CHAR_RE.exec(name);
+  return m ? `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at ${m.index}` : null;
+}
+
+/**
  * Subjects an agent may not take as its nats_subject: a first token starting with `$` belongs
  * to NATS itself (`$JS.`, `$KV.`, `$SYS.`, `$SRV.`, ...) and one starting with `_INBOX` to
  * clients' reply inboxes (`_INBOX.`, and the private `_INBOX_<name>.` of docs/security.md):

@@ -1,8 +1,9 @@
 /**
  * Specs meant to hijack routing or other subjects, against a real nats-server (issue 14,
  * findings 11 and 12): a weight that wins every route, and nats_subject / consumer_group
- * values that NATS or the registry itself must own. Each is refused with `invalid_spec` and
- * its path, and nothing is stored.
+ * values that NATS or the registry itself must own; dependency names with control or bidi
+ * characters, which the CLI, logs and the web page would print. Each is refused with
+ * `invalid_spec` and its path, and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
@@ -100,5 +101,26 @@ describe("nats_subject and consumer_group", () => {
       const r = await c.request(`register.${type}`, { spec: spec(type, { nats_subject: subject }) });
       expect(r.ok, subject).toBe(true);
     }
+  });
+});
+
+describe("dependency names", () => {
+  it.each([
+    ["RIGHT-TO-LEFT OVERRIDE", "evil\u202Egnp", "U+202E at 4"],
+    ["NUL", "fetch\u0000", "U+0000 at 5"],
+    ["an escape sequence", "\u001b[31mred", "U+001B at 0"],
+    ["DEL", "fe\u007ftch", "U+007F at 2"],
+    ["a left-to-right isolate", "a\u2066b", "U+2066 at 1"],
+    ["a zero-width space", "fe\u200Btch", "U+200B at 2"],
+    ["a right-to-left mark", "x\u200F", "U+200F at 1"],
+  ])("refuses a dependency name with %s, naming the field path", async (_what, name, where) => {
+    const issue = await refused("bidi-dep", { depends: [{ type: "agent", name: "ok-dep", version: "1.0.0" }, { type: "tool", name, version: "1.0.0" }] });
+    expect(issue).toEqual({ path: "depends.1.name", message: `holds ${where}: control characters and invisible formatting characters (bidi, zero-width) are not allowed` });
+  });
+
+  it("still accepts printable dependency names, right-to-left letters included", async () => {
+    const r = await c.request("register.rtl-dep", { spec: spec("rtl-dep", { depends: [{ type: "tool", name: "שלום", version: "1.0.0" }] }) });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    expect(r.body.warnings).toEqual(["depends.0: tool:שלום@1.0.0 is missing"]);
   });
 });

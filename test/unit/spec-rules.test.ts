@@ -1,13 +1,15 @@
 /**
  * The spec rules issue 14 added (findings 10, 11, 12): a bounded weight, nats_subject and
  * consumer_group without control characters or NATS-owned subjects, and the rules that need
- * the configuration (the registry's own prefix, the subject policy).
+ * the configuration (the registry's own prefix, the subject policy); dependency names without
+ * control or invisible formatting characters.
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { subjectIssues, subjectPolicyProblem } from "../../src/domain/spec/subject-rules.js";
 import { MAX_WEIGHT, NATS_SUBJECT_RE, QUEUE_GROUP_RE, RESERVED_SUBJECT_RE } from "../../src/protocol/index.js";
+import { UNSAFE_NAME_CHAR_RE } from "../../src/protocol/ids.js";
 
 const base = {
   agent_type: "alpha",
@@ -52,6 +54,24 @@ describe("nats_subject and consumer_group characters", () => {
       expect(issuesOf({ nats_subject: s }), s).toEqual(["nats_subject"]);
     }
     expect(RESERVED_SUBJECT_RE.test("_INBOXES.x")).toBe(false);
+  });
+});
+
+describe("dependency names", () => {
+  const dependsOn = (name: string) => ({ depends: [{ type: "tool", name, version: "1.0.0" }] });
+  // C0, DEL, C1, the separators, bidi marks, embeddings, overrides and isolates, zero-width characters, the BOM.
+  const unsafe = ["\u0000", "\u0009", "\u000a", "\u001b", "\u007f", "\u0085", "\u009f", "\u061c", "\u200b", "\u200d", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202e", "\u2060", "\u2066", "\u2067", "\u2068", "\u2069", "\ufeff"];
+
+  it.each(unsafe.map((c) => [JSON.stringify(c), c]))("refuses %s, naming the field and the character", (_shown, ch) => {
+    expect(UNSAFE_NAME_CHAR_RE.test(`fe${ch}tch`)).toBe(true);
+    const r = agentSpecSchema.safeParse({ ...base, ...dependsOn(`fe${ch}tch`) });
+    expect(r.success).toBe(false);
+    const code = `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    expect(r.error!.issues.map((i) => [i.path.join("."), i.message])).toEqual([["depends.0.name", `holds ${code} at 2: control characters and invisible formatting characters (bidi, zero-width) are not allowed`]]);
+  });
+
+  it("keeps accepting printable names, UTF-8 and right-to-left letters included", () => {
+    for (const name of ["fetch", "dep.fetch", "read_and_file", "@scope/pkg", "résumé", "漢字", "שלום", "مرحبا", "a b"]) expect(issuesOf(dependsOn(name)), name).toEqual([]);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   QUEUE_GROUP_RE,
   RESERVED_SUBJECT_RE,
   TENANT_RE,
+  unsafeNameChar,
 } from "../../protocol/ids.js";
 import { AGENT_KINDS, DEPENDENCY_TYPES, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
 
@@ -80,9 +81,20 @@ const providerSchema = z.object({
   description: z.string().max(4096).optional(),
 });
 
+/** A name people read (UNSAFE_NAME_CHAR_RE): the issue says which character and where. */
+const displayedName = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .check((ctx) => {
+      const bad = unsafeNameChar(ctx.value);
+      if (bad !== null) ctx.issues.push({ code: "custom", input: ctx.value, message: `holds ${bad}: control characters and invisible formatting characters (bidi, zero-width) are not allowed` });
+    });
+
 const dependencySchema = z.object({
   type: z.enum(DEPENDENCY_TYPES),
-  name: z.string().min(1).max(256),
+  name: displayedName(256),
   version: z.string().refine((v) => semver.valid(v) !== null, "must be an exact semver version"),
   capability: capabilityName.optional(),
 });
