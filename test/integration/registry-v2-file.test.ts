@@ -115,3 +115,40 @@ it("refuses to start with a broken v2 file, naming every problem", async () => {
   await expect(start).rejects.toThrow(/tools\[8\]\.source\.server: missing_server/);
   await expect(start).rejects.toThrow(/: cycle: dependency cycle: agent:(coordinator-agent@1\.0\.0 -> agent:digest-agent@2\.0\.0|digest-agent@2\.0\.0 -> agent:coordinator-agent@1\.0\.0)/);
 });
+
+describe("agentgateway's v2-full.json (test/fixtures/registry-v2/README.md)", () => {
+  const V2_FULL = "test/fixtures/registry-v2/v2-full.json";
+
+  it("is refused for its tool without a version, and for nothing else", async () => {
+    const start = startRegistry(server.url, { registryFile: V2_FULL });
+    await expect(start).rejects.toThrow(/tools\[1\]\.version: invalid_entry/);
+    const message = await start.then(
+      () => "",
+      (e: Error) => e.message,
+    );
+    // The server's `suggest`, which no tool of the file serves, is the usual warning; no cycle.
+    expect(message).toContain("servers[0].provides[1]: dangling_provides");
+    expect(message).not.toMatch(/cycle/);
+  });
+
+  it("loads once that tool has a version: the agent's tool dependency is the server's tool, not its own skill", async () => {
+    const doc = JSON.parse(readFileSync(V2_FULL, "utf8")) as { tools: Array<Record<string, unknown>> };
+    doc.tools[1]!["version"] = "1.0.0";
+    const fixed = join(dir, "v2-full-versioned.json");
+    writeFileSync(fixed, JSON.stringify(doc));
+    await using full = await startRegistry(server.url, { registryFile: fixed });
+    const client = await RawClient.connect(server.url, configOf(full).prefix);
+    try {
+      const got = await client.request("get", { agent_type: "search-agent" });
+      expect(got.body.agent).toMatchObject({ kind: "agent", status: "ready", depends: [{ type: "tool", name: "search", version: "1.0.0" }] });
+      const g = await client.request("graph", { agent_type: "search-agent" });
+      expect(g.body.edges).toEqual([
+        { from: "agent:search-agent@1.0.0", to: "tool:search@1.0.0", capability: null },
+        { from: "tool:search@1.0.0", to: "mcp_server:search-service@1.0.0", capability: "search" },
+      ]);
+      expect(g.body.problems.map((p: { code: string }) => p.code)).toEqual(["dangling_provides"]);
+    } finally {
+      await client.close();
+    }
+  });
+});

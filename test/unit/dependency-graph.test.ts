@@ -72,6 +72,89 @@ describe("dependency resolution", () => {
   });
 });
 
+describe("a name shared by entities of different kinds", () => {
+  const server = (name: string, version: string) => ({ type: "mcp_server" as const, name, version });
+  const resolve = (f: ReturnType<typeof fleet>, dep: Dependency) => {
+    const r = resolveDependency(f.view, dep, null);
+    return [r.state, r.providers];
+  };
+
+  it("never resolves a tool dependency to an agent's skill of that name, only to the servers' tool", () => {
+    const f = fleet();
+    f.register("search-agent", { caps: ["search"] });
+    expect(resolve(f, tool("search", "1.0.0"))).toEqual(["missing", []]);
+    f.register("search-service", { kind: "mcp_server", caps: ["search", "suggest"] });
+    expect(resolve(f, tool("search", "1.0.0"))).toEqual(["live", ["search-service"]]);
+    // A tool entry holding several tools (a tool spec registered with kind "tool") serves them too.
+    f.register("toolbox", { kind: "tool", caps: ["search"] });
+    expect(resolve(f, tool("search", "1.0.0"))).toEqual(["live", ["search-service", "toolbox"]]);
+  });
+
+  it("does not find a cycle through the agent's own skill (agentgateway's v2-full search-agent)", () => {
+    const f = fleet();
+    f.register("search-service", { kind: "mcp_server", caps: ["search", "suggest"] });
+    const agentSpec = makeSpec({ agent_type: "search-agent", capabilities: [cap("search")], depends: [tool("search", "1.0.0")] });
+    expect(findCycle(f.view, agentSpec)).toBeNull();
+    f.register("search-agent", { caps: ["search"], depends: [tool("search", "1.0.0")] });
+    const g = dependencyGraph(f.view, { agent_type: "search-agent" }, f.view.get("search-agent"), null, 1 << 20);
+    expect(g.edges).toEqual([
+      { from: "agent:search-agent@1.0.0", to: "tool:search@1.0.0", capability: null },
+      { from: "tool:search@1.0.0", to: "mcp_server:search-service@1.0.0", capability: "search" },
+    ]);
+    expect(g.problems).toEqual([]);
+    // What breaks when the server goes: the agent, and not the agent itself through its skill.
+    const up = dependencyGraph(f.view, { agent_type: "search-agent", direction: "dependents" }, f.view.get("search-agent"), null, 1 << 20);
+    expect(up.edges).toEqual([]);
+  });
+
+  it("resolves each dependency type only to an entry of that kind", () => {
+    const f = fleet();
+    f.register("helper"); // an agent
+    f.register("files", { kind: "mcp_server", caps: ["files.read"] });
+    f.register("summarize", { kind: "tool", caps: ["summarize"] });
+    // Each name asked for as every type: only its own kind finds it.
+    expect(resolve(f, agent("helper", "1.0.0"))).toEqual(["live", ["helper"]]);
+    expect(resolve(f, tool("helper", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, server("helper", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, server("files", "1.0.0"))).toEqual(["live", ["files"]]);
+    expect(resolve(f, agent("files", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, tool("files", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, tool("summarize", "1.0.0"))).toEqual(["live", ["summarize"]]);
+    expect(resolve(f, agent("summarize", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, server("summarize", "1.0.0"))).toEqual(["missing", []]);
+    // A server's tool and an agent's skill are tools or nothing: never an agent or a server.
+    f.register("reader", { caps: ["files.read"] });
+    expect(resolve(f, tool("files.read", "1.0.0"))).toEqual(["live", ["files"]]);
+    expect(resolve(f, tool("helper.run", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, agent("files.read", "1.0.0"))).toEqual(["missing", []]);
+    expect(resolve(f, server("files.read", "1.0.0"))).toEqual(["missing", []]);
+  });
+
+  it("does not find a cycle through an entry of another kind that shares a name", () => {
+    const f = fleet();
+    // An agent "lookup" and a server whose tool is "lookup": agent lookup depends on the tool.
+    f.register("lookup-server", { kind: "mcp_server", caps: ["lookup"], depends: [server("lookup", "1.0.0")] });
+    expect(findCycle(f.view, makeSpec({ agent_type: "lookup", capabilities: [cap("lookup")], depends: [tool("lookup", "1.0.0")] }))).toBeNull();
+    // A server "index" depending on an agent "indexer" whose tool dependency names "index".
+    f.register("indexer", { depends: [tool("index", "1.0.0")] });
+    expect(findCycle(f.view, makeSpec({ agent_type: "index", kind: "mcp_server", capabilities: [cap("crawl")], depends: [agent("indexer", "1.0.0")] }))).toBeNull();
+    // A tool of that name on the server does close it.
+    expect(findCycle(f.view, makeSpec({ agent_type: "index", kind: "mcp_server", capabilities: [cap("index")], depends: [agent("indexer", "1.0.0")] }))?.path).toEqual(["index", "indexer", "index"]);
+  });
+
+  it("tells no dependent of an agent's skill that a tool of that name is lost", () => {
+    const f = fleet();
+    f.register("search-service", { kind: "mcp_server", caps: ["search"] });
+    f.register("search-agent", { caps: ["search"], depends: [tool("search", "1.0.0")] });
+    f.register("other-agent", { caps: ["search"] });
+    f.events.length = 0;
+    f.leave("other-agent", "i1");
+    expect(f.events.filter((e) => e.type.includes("dependency"))).toEqual([]);
+    f.leave("search-service", "i1");
+    expect(f.events.filter((e) => e.type.includes("dependency")).map((e) => [e.type, e.subject])).toEqual([["registry.agent.dependency_lost", "search-agent"]]);
+  });
+});
+
 describe("cycles at registration", () => {
   it("refuses a spec that depends on itself, even on a first registration", () => {
     const f = fleet();

@@ -2,13 +2,16 @@
  * What a declared dependency (PROTOCOL.md section 11.2) resolves to in the fleet, and in what
  * state. The protocol names a dependency by type, name and exact version; how a name finds an
  * agent type is this registry's rule (docs/protocol.md, section 8):
- *   - `agent` and `mcp_server`: the agent type of that name;
- *   - `tool`: the agent type of that name when there is one (a tool registered on its own),
- *     otherwise every agent type that provides a capability of that name (an MCP server's tool).
- * Only agent types the depending agent may see count (shared ones, and its own tenant's).
+ *   - `agent` and `mcp_server`: the agent type of that name, when it is of that kind;
+ *   - `tool`: the agent type of that name when it is of kind `tool` (a tool registered on its
+ *     own), otherwise every agent type of kind `mcp_server` or `tool` that provides a
+ *     capability of that name (an MCP server's tool).
+ * The declared type is a kind: a name shared by entities of other kinds (an agent's skill, an
+ * agent or a server of that name) is another entity, not this dependency. Only agent types the
+ * depending agent may see count (shared ones, and its own tenant's).
  */
 import type { DependencyState } from "../../protocol/events.js";
-import type { Dependency } from "../../protocol/spec.js";
+import type { AgentKind, Dependency } from "../../protocol/spec.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { InstanceStatus, visibleTo, type AgentState } from "../view/model.js";
 
@@ -64,15 +67,18 @@ export function providerState(agent: AgentState, version: string | null): Depend
   return version !== null && agent.spec.version !== version ? "version_mismatch" : "deregistered";
 }
 
+/** Kinds whose capabilities are tools: an agent's capabilities are its skills, never a `tool` dependency. */
+const TOOL_HOLDERS: ReadonlySet<AgentKind> = new Set<AgentKind>(["mcp_server", "tool"]);
+
 /** The agent types a dependency names, before their state is read (visible ones only). */
 export function namedProviders(fleet: FleetReader, dep: Pick<Dependency, "type" | "name">, tenant: string | null): { types: string[]; viaCapability: boolean } {
-  const visible = (t: string): boolean => {
+  const visible = (t: string, kinds: (kind: AgentKind) => boolean): boolean => {
     const a = fleet.get(t);
-    return a !== undefined && visibleTo(a, tenant);
+    return a !== undefined && visibleTo(a, tenant) && kinds(a.spec.kind);
   };
-  if (AGENT_TYPE_RE.test(dep.name) && visible(dep.name)) return { types: [dep.name], viaCapability: false };
+  if (AGENT_TYPE_RE.test(dep.name) && visible(dep.name, (k) => k === dep.type)) return { types: [dep.name], viaCapability: false };
   if (dep.type !== "tool") return { types: [], viaCapability: false };
-  return { types: [...fleet.providersOf(dep.name)].filter(visible).sort(), viaCapability: true };
+  return { types: [...fleet.providersOf(dep.name)].filter((t) => visible(t, (k) => TOOL_HOLDERS.has(k))).sort(), viaCapability: true };
 }
 
 export function resolveDependency(fleet: FleetReader, dep: Dependency, tenant: string | null): Resolution {
