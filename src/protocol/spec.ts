@@ -45,7 +45,13 @@ export type Capability = {
   /** A human-readable name (an MCP tool's `title`). */
   title?: string | undefined;
   annotations?: ToolAnnotations | undefined;
-  /** The keys of an MCP tool the registry does not map (`_meta`, `icons`, `execution`, ...), kept verbatim for export. */
+  /** An MCP tool's `_meta` (MCP Apps' `ui`, vendor metadata), kept verbatim for export. */
+  _meta?: Record<string, unknown> | undefined;
+  /** An MCP tool's `icons` (MCP Icon objects: `src`, `mimeType`, `sizes`, `theme`), kept verbatim. */
+  icons?: Array<Record<string, unknown>> | undefined;
+  /** An MCP tool's `execution` (`taskSupport`), kept verbatim. */
+  execution?: Record<string, unknown> | undefined;
+  /** The other keys of an MCP tool, those the registry does not know (later MCP versions, vendors), kept verbatim for export. */
   mcp_extra?: Record<string, unknown> | undefined;
 };
 

@@ -137,6 +137,30 @@ describe("registering an MCP server with its tool spec", () => {
     expect(mcpOnly.body.providers.map((p: { agent_type: string }) => p.agent_type)).toEqual(["notes-mcp"]);
   });
 
+  it("keeps GitHub's MCP Apps tools' _meta (test/fixtures/mcp/README.md): get shows it on the capability, toolspec and toolspec.json give it back", async () => {
+    const tools = toolspec("github-server");
+    const r = await c.request("register.github-mcp", { mcp_toolspec: tools, description: "GitHub", version: "0.30.0", owner_team: "github" });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    expect(r.body.warnings).toEqual([]);
+    const got = await c.request("get", { agent_type: "github-mcp", min_revision: r.body.revision });
+    const caps = got.body.agent.capabilities as Array<Record<string, unknown>>;
+    expect(caps.map((x) => [x["name"], x["_meta"]])).toEqual(tools.tools.map((t: Record<string, unknown>) => [t["name"], t["_meta"]]));
+    expect(caps[0]!["_meta"]).toEqual({ ui: { resourceUri: "ui://github-mcp-server/pr-write", visibility: ["model", "app"] } });
+    for (const cap of caps) expect(cap).not.toHaveProperty("mcp_extra");
+    const exported = (await c.request("toolspec", { agent_type: "github-mcp" })).body.tools as Array<Record<string, unknown>>;
+    expect(exported.map((t) => t["_meta"])).toEqual(tools.tools.map((t: Record<string, unknown>) => t["_meta"]));
+    const http = (await (await fetch(`http://127.0.0.1:${reg.httpPort}/agents/github-mcp/toolspec.json`)).json()) as { tools: Array<Record<string, unknown>> };
+    expect(http.tools.map((t) => t["_meta"])).toEqual(tools.tools.map((t: Record<string, unknown>) => t["_meta"]));
+
+    // Past its bound, a kept key is refused with its path, and nothing is stored.
+    const huge = toolspec("github-server");
+    huge.tools[1]._meta.ui.note = "x".repeat(20_000);
+    const big = await c.request("register.github-huge", { mcp_toolspec: huge, description: "GitHub", version: "0.30.0" });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toMatchObject({ code: "invalid_card", issues: [{ path: "mcp_toolspec.tools.1._meta", message: expect.stringContaining("the limit is 16384") }] });
+    expect((await c.request("get", { agent_type: "github-huge" })).body.error.code).toBe("not_found");
+  });
+
   it("refuses a tool without inputSchema and a name that cannot be a capability, with the tool's path", async () => {
     const noSchema = toolspec("notes-server");
     delete noSchema.tools[1].inputSchema;

@@ -25,7 +25,8 @@ it("the tool spec example becomes one capability per tool, defaults written out"
   expect(spec.kind).toBe("mcp_server");
   expect(spec.capabilities.map((c) => c.name)).toEqual(["list_notes", "write_note"]);
   expect(spec.capabilities[0]!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false, destructiveHint: true, idempotentHint: false });
-  expect(spec.capabilities[1]!.mcp_extra).toEqual({ _meta: { "example.test/audit": "on" } });
+  expect(spec.capabilities[1]!._meta).toEqual({ "example.test/audit": "on" });
+  expect(spec.capabilities[1]!.mcp_extra).toBeUndefined();
 });
 
 it("the exported card example is what a plain spec exports as", () => {

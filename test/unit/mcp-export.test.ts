@@ -49,6 +49,19 @@ describe("capability → tool", () => {
     expect(tool).toEqual({ name: "c", description: "does c", inputSchema: { type: "object" }, _meta: { a: 1 }, icons: [] });
   });
 
+  it("_meta, icons and execution go back under their names; a spec stored before v1.2 has them in mcp_extra, and the capability's own win", () => {
+    const kept = { _meta: { ui: { resourceUri: "ui://srv/form" } }, icons: [{ src: "https://e.example/i.png" }], execution: { taskSupport: "optional" } };
+    expect(exportOne(kept)).toEqual({ name: "c", description: "does c", inputSchema: { type: "object" }, ...kept });
+    expect(exportOne({ mcp_extra: kept })).toEqual({ name: "c", description: "does c", inputSchema: { type: "object" }, ...kept });
+    expect(exportOne({ _meta: { own: true }, mcp_extra: { _meta: { old: true }, futureKey: 1 } })).toEqual({
+      name: "c",
+      description: "does c",
+      inputSchema: { type: "object" },
+      _meta: { own: true },
+      futureKey: 1,
+    });
+  });
+
   it("keeps an mcp_extra key named __proto__ as data, never as the prototype", () => {
     const mcp_extra = JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
     const tool = exportOne({ mcp_extra });

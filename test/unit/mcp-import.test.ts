@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { importToolspec, MAX_TOOLS, type ToolspecRegisterBody } from "../../src/domain/interop/mcp/index.js";
 import { ErrorCode, RegistryError } from "../../src/domain/errors.js";
 import { SchemaChecker } from "../../src/domain/spec/schema-check.js";
+import { MAX_MCP_ICONS, MCP_KEPT_LIMITS } from "../../src/domain/spec/spec.js";
 import { validateSpec } from "../../src/domain/spec/validation.js";
 
 const OBJECT = { type: "object", properties: { q: { type: "string" } }, required: ["q"] };
@@ -89,12 +90,53 @@ describe("tool → capability", () => {
     expect(warnings).toEqual(["mcp_toolspec.tools.0.annotations.audience: not an MCP tool annotation, not stored"]);
   });
 
-  it("every other tool key is kept verbatim in mcp_extra", () => {
-    const extra = { _meta: { "x.y/z": [1, { a: null }] }, icons: [{ src: "https://e.example/i.png" }], execution: { taskSupport: "optional" }, futureKey: 7 };
-    const c = cap(tool("a", extra));
-    expect(c.mcp_extra).toEqual(extra);
-    expect(c.mcp_extra!["_meta"]).toBe(extra._meta);
-    expect(cap(tool("a")).mcp_extra).toBeUndefined();
+  it("_meta, icons and execution are kept verbatim under their own names, every other key in mcp_extra", () => {
+    const mcp = { _meta: { "x.y/z": [1, { a: null }] }, icons: [{ src: "https://e.example/i.png" }], execution: { taskSupport: "optional" } };
+    const c = cap(tool("a", { ...mcp, futureKey: 7 }));
+    expect(c).toMatchObject(mcp);
+    expect(c._meta).toBe(mcp._meta);
+    expect(c.mcp_extra).toEqual({ futureKey: 7 });
+    const plain = cap(tool("a"));
+    for (const key of ["_meta", "icons", "execution", "mcp_extra"]) expect(plain).not.toHaveProperty(key);
+  });
+
+  it("one of those keys without MCP's type is kept as it came in mcp_extra, with a warning", () => {
+    const { spec, warnings } = imported([tool("a", { _meta: "x", icons: ["https://e.example/i.png"], execution: null })]);
+    expect(spec.capabilities[0]!.mcp_extra).toEqual({ _meta: "x", icons: ["https://e.example/i.png"], execution: null });
+    expect(spec.capabilities[0]).not.toHaveProperty("_meta");
+    expect(warnings).toEqual([
+      "mcp_toolspec.tools.0._meta: not an object as MCP defines it; kept as it came in mcp_extra",
+      "mcp_toolspec.tools.0.icons: not an array of MCP Icon objects as MCP defines it; kept as it came in mcp_extra",
+      "mcp_toolspec.tools.0.execution: not an object as MCP defines it; kept as it came in mcp_extra",
+    ]);
+  });
+
+  it("refuses kept keys past their bounds, naming each key and its limit", () => {
+    const big = (n: number) => "x".repeat(n);
+    const err = refusal(() =>
+      imported([
+        tool("a", { _meta: { blob: big(MCP_KEPT_LIMITS._meta) } }),
+        tool("b", { icons: [{ src: `data:image/png;base64,${big(MCP_KEPT_LIMITS.icons)}` }] }),
+        tool("c", { icons: Array.from({ length: MAX_MCP_ICONS + 1 }, (_, i) => ({ src: `https://e.example/${i}.png` })) }),
+        tool("d", { execution: { taskSupport: big(MCP_KEPT_LIMITS.execution) } }),
+        tool("e", { futureKey: big(MCP_KEPT_LIMITS.mcp_extra) }),
+        tool("f", { _meta: { a: { b: { c: {} } } } }),
+      ]),
+    );
+    expect(err.issues).toEqual([
+      { path: "mcp_toolspec.tools.0._meta", message: `larger than ${MCP_KEPT_LIMITS._meta} characters as JSON; the limit is ${MCP_KEPT_LIMITS._meta}` },
+      { path: "mcp_toolspec.tools.1.icons", message: `larger than ${MCP_KEPT_LIMITS.icons} characters as JSON; the limit is ${MCP_KEPT_LIMITS.icons}` },
+      { path: "mcp_toolspec.tools.2.icons", message: `${MAX_MCP_ICONS + 1} icons; at most ${MAX_MCP_ICONS}` },
+      { path: "mcp_toolspec.tools.3.execution", message: `larger than ${MCP_KEPT_LIMITS.execution} characters as JSON; the limit is ${MCP_KEPT_LIMITS.execution}` },
+      { path: "mcp_toolspec.tools.4", message: `the keys kept in mcp_extra ("futureKey") are larger than ${MCP_KEPT_LIMITS.mcp_extra} characters as JSON; the limit is ${MCP_KEPT_LIMITS.mcp_extra}` },
+    ]);
+    expect(err.message).toContain("mcp_toolspec.tools.0._meta");
+  });
+
+  it("the same bounds hold for a spec registered with those fields itself (invalid_spec)", () => {
+    const spec = { ...imported([tool("a")]).spec };
+    spec.capabilities = [{ ...spec.capabilities[0]!, _meta: { blob: "x".repeat(MCP_KEPT_LIMITS._meta) }, icons: [] }];
+    expect(() => validateSpec(spec, new SchemaChecker())).toThrow(expect.objectContaining({ code: ErrorCode.InvalidSpec, issues: [{ path: "capabilities.0._meta", message: expect.stringContaining(`the limit is ${MCP_KEPT_LIMITS._meta}`) }] }));
   });
 
   it("warns that a paged tools/list result registers only the tools it holds", () => {

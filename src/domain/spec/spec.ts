@@ -19,6 +19,7 @@ import {
   unsafeNameChar,
 } from "../../protocol/ids.js";
 import { AGENT_KINDS, DEPENDENCY_TYPES, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
+import { jsonBoundProblem } from "./json-bounds.js";
 
 export { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SUPPORTED_PATTERNS, TENANT_RE };
 
@@ -36,6 +37,24 @@ export const specVersion = z
 
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 const stringMap = z.record(z.string().max(256), z.string().max(4096));
+
+/**
+ * Bounds of the MCP tool keys a capability keeps as they came (PROTOCOL.md section 10.2), as
+ * characters of JSON text: `_meta` (MCP Apps' `ui`, vendor keys), `icons` (URLs or small
+ * `data:` images), `execution` (`taskSupport`), and every other kept key together in `mcp_extra`
+ * (a Registry v2 file's composition lives there), as large as a capability schema may be.
+ */
+export const MCP_KEPT_LIMITS = { _meta: 16 * 1024, icons: 32 * 1024, execution: 4 * 1024, mcp_extra: 64 * 1024 } as const;
+/** Most icons one tool may list. */
+export const MAX_MCP_ICONS = 16;
+
+/** A JSON value kept verbatim, refused (with its path) past its size or nesting bound. */
+const keptJson = <T extends z.ZodType>(inner: T, maxChars: number) =>
+  inner.superRefine((value, ctx) => {
+    const problem = jsonBoundProblem(value, maxChars);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+const jsonObject = z.record(z.string().max(256), z.unknown());
 
 export const capabilitySchema = z.object({
   name: capabilityName,
@@ -55,7 +74,11 @@ export const capabilitySchema = z.object({
       openWorldHint: z.boolean().optional(),
     })
     .optional(),
-  mcp_extra: z.record(z.string().max(256), z.unknown()).optional(),
+  // An MCP tool's own keys, under MCP's names (2025-11-25 schema: Tool._meta, Icons.icons, Tool.execution).
+  _meta: keptJson(jsonObject, MCP_KEPT_LIMITS._meta).optional(),
+  icons: keptJson(z.array(jsonObject).max(MAX_MCP_ICONS, `at most ${MAX_MCP_ICONS} icons`), MCP_KEPT_LIMITS.icons).optional(),
+  execution: keptJson(jsonObject, MCP_KEPT_LIMITS.execution).optional(),
+  mcp_extra: keptJson(jsonObject, MCP_KEPT_LIMITS.mcp_extra).optional(),
 });
 
 const reflectionConfig = z.object({

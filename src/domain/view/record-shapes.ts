@@ -56,6 +56,9 @@ const capability: ShapeOf<Capability> = {
   examples: strings,
   title: optional(string),
   annotations: optional(anyObject),
+  _meta: optional(anyObject),
+  icons: optional(arrayOf(anyObject)),
+  execution: optional(anyObject),
   mcp_extra: optional(anyObject),
 };
 

@@ -12,9 +12,12 @@
  *   outputSchema = output_schema by the same rule, left out when it accepts anything (`{}`,
  *                  `true`): MCP has no use for a schema that says nothing
  *   annotations  = annotations, when present
- *   ...mcp_extra = the kept tool keys back at the top level; one that collides with a mapped
- *                  key (only a spec registered directly can have that) is left out, so the
- *                  capability's own fields always win
+ *   _meta, icons, execution
+ *                = the capability's, when present
+ *   ...mcp_extra = the other kept tool keys back at the top level; one that collides with a
+ *                  mapped key (only a spec registered directly can have that) is left out, and
+ *                  the three above come from the capability's own fields when it has them (a
+ *                  spec stored before v1.2 kept them in mcp_extra), so its fields always win
  * A schema that declares no `$schema` but uses draft-07-only forms (`items` as an array,
  * `additionalItems`, `dependencies`) gets `$schema: draft-07` declared, because MCP clients
  * read undeclared schemas as 2020-12 (dialect.ts).
@@ -25,7 +28,7 @@ import type { AgentSpec, Capability, JsonSchema } from "../../../protocol/spec.j
 import { isPlainObject } from "../../spec/spec.js";
 import { declareDialect } from "./dialect.js";
 import { toMcpObjectSchema } from "./object-schema.js";
-import { MAPPED_TOOL_KEYS, type McpTool, type McpToolspec } from "./tool.js";
+import { KEPT_TOOL_KEYS, MAPPED_TOOL_KEYS, type McpTool, type McpToolspec } from "./tool.js";
 
 export function exportToolspec(spec: Pick<AgentSpec, "capabilities">): McpToolspec {
   return { tools: spec.capabilities.map(capabilityToTool) };
@@ -40,9 +43,11 @@ export function capabilityToTool(cap: Capability): McpTool {
     ...(acceptsAnything(cap.output_schema) ? {} : { outputSchema: mcpSchema(cap.output_schema) }),
     ...(cap.annotations === undefined ? {} : { annotations: withoutUndefined(cap.annotations) }),
   };
-  const extra = Object.entries(cap.mcp_extra ?? {}).filter(([key]) => !MAPPED_TOOL_KEYS.has(key));
+  const own = KEPT_TOOL_KEYS.filter((k) => cap[k] !== undefined).map((k) => [k, cap[k]] as const);
+  const extra = Object.entries(cap.mcp_extra ?? {}).filter(([key]) => !MAPPED_TOOL_KEYS.has(key) && !own.some(([k]) => k === key));
+  if (own.length === 0 && extra.length === 0) return tool;
   // fromEntries and spread define own properties, so a kept key such as `__proto__` stays data.
-  return extra.length === 0 ? tool : { ...tool, ...Object.fromEntries(extra) };
+  return { ...tool, ...Object.fromEntries(own), ...Object.fromEntries(extra) };
 }
 
 const mcpSchema = (schema: JsonSchema): Record<string, unknown> => declareDialect(toMcpObjectSchema(schema).schema, "draft-07");

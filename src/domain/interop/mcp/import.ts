@@ -16,7 +16,12 @@
  *   input_schema  = inputSchema (required, `type: "object"`)
  *   output_schema = outputSchema, else {}
  *   annotations   = annotations with MCP's defaults made explicit: all four hints present
- *   mcp_extra     = every other key (`_meta`, `icons`, `execution`, later ones), verbatim
+ *   _meta, icons, execution
+ *                 = the same keys, verbatim, when each has MCP's type (an object, an array of
+ *                   objects, an object); bounded in size (MCP_KEPT_LIMITS), past which the tool
+ *                   spec is refused naming the key
+ *   mcp_extra     = every other key (later MCP versions', vendors'), and one of those three of
+ *                   another type, verbatim
  * A schema that declares no `$schema` but uses 2020-12-only keywords gets
  * `$schema: 2020-12` declared, because MCP reads undeclared schemas as 2020-12 and the registry
  * as draft-07 (dialect.ts); other schemas are kept as they came.
@@ -35,11 +40,12 @@
 import type { ErrorIssue } from "../../errors.js";
 import { invalidCard } from "../../errors.js";
 import type { AgentSpecInput, CapabilityInput } from "../../../protocol/spec.js";
-import { capabilityName, isPlainObject } from "../../spec/spec.js";
+import { MAX_MCP_ICONS, MCP_KEPT_LIMITS, capabilityName, isPlainObject } from "../../spec/spec.js";
+import { jsonBoundProblem } from "../../spec/json-bounds.js";
 import { describeIssues } from "../../spec/validation.js";
 import { declareDialect } from "./dialect.js";
 import { toolspecHazard } from "./guard.js";
-import { ANNOTATION_HINTS, MAPPED_TOOL_KEYS, MAX_TOOLS, MCP_ANNOTATION_DEFAULTS, MCP_TOOL_NAME_MAX } from "./tool.js";
+import { ANNOTATION_HINTS, KEPT_TOOL_KEYS, MAPPED_TOOL_KEYS, MAX_TOOLS, MCP_ANNOTATION_DEFAULTS, MCP_TOOL_NAME_MAX, type KeptToolKey } from "./tool.js";
 import { completeVersion } from "../../spec/version-completion.js";
 
 /** The register body fields this mapping reads (PROTOCOL.md section 10.2); others are the service's. */
@@ -155,6 +161,7 @@ function toCapability(tool: unknown, at: string, issues: ErrorIssue[], warnings:
   else if (inputSchema["type"] !== "object") problem("inputSchema.type", `must be "object" (MCP tool arguments are a JSON object), not ${quote(inputSchema["type"])}`);
   if (outputSchema !== undefined && !isPlainObject(outputSchema) && typeof outputSchema !== "boolean") problem("outputSchema", "expected a JSON Schema (an object or a boolean)");
   const kept = readAnnotations(annotations, `${at}.annotations`, issues, warnings);
+  const { known, extra } = keptKeys(tool, at, issues, warnings);
   if (issues.length > before) return null;
 
   const annotationTitle = kept.title;
@@ -166,9 +173,49 @@ function toCapability(tool: unknown, at: string, issues: ErrorIssue[], warnings:
     annotations: kept,
   };
   if (title !== undefined) cap.title = title as string;
-  const extra = Object.entries(tool).filter(([key]) => !MAPPED_TOOL_KEYS.has(key));
-  if (extra.length > 0) cap.mcp_extra = Object.fromEntries(extra);
+  Object.assign(cap, known);
+  if (extra !== undefined) cap.mcp_extra = extra;
   return cap;
+}
+
+/** Whether a kept key has the JSON type MCP gives it. */
+const HAS_MCP_TYPE: Readonly<Record<KeptToolKey, (v: unknown) => boolean>> = {
+  _meta: isPlainObject,
+  icons: (v) => Array.isArray(v) && v.every(isPlainObject),
+  execution: isPlainObject,
+};
+
+/**
+ * The tool's keys the registry does not map to other fields: `_meta`, `icons` and `execution`
+ * under their own names when each has MCP's type, the rest (those of another type too) for
+ * `mcp_extra`; each within its bound, else an issue naming it and the limit.
+ */
+function keptKeys(tool: Record<string, unknown>, at: string, issues: ErrorIssue[], warnings: string[]): { known: Partial<Record<KeptToolKey, unknown>>; extra: Record<string, unknown> | undefined } {
+  const known: Partial<Record<KeptToolKey, unknown>> = {};
+  const rest: Array<[string, unknown]> = [];
+  for (const [key, value] of Object.entries(tool)) {
+    if (MAPPED_TOOL_KEYS.has(key)) continue;
+    if (!(KEPT_TOOL_KEYS as readonly string[]).includes(key)) {
+      rest.push([key, value]);
+      continue;
+    }
+    const k = key as KeptToolKey;
+    if (!HAS_MCP_TYPE[k](value)) {
+      warnings.push(`${at}.${k}: not ${k === "icons" ? "an array of MCP Icon objects" : "an object"} as MCP defines it; kept as it came in mcp_extra`);
+      rest.push([key, value]);
+      continue;
+    }
+    const tooBig = jsonBoundProblem(value, MCP_KEPT_LIMITS[k]);
+    if (tooBig) issues.push({ path: `${at}.${k}`, message: tooBig });
+    else if (k === "icons" && (value as unknown[]).length > MAX_MCP_ICONS) issues.push({ path: `${at}.icons`, message: `${(value as unknown[]).length} icons; at most ${MAX_MCP_ICONS}` });
+    else known[k] = value;
+  }
+  if (rest.length === 0) return { known, extra: undefined };
+  // fromEntries defines own properties, so a kept key such as `__proto__` stays data.
+  const extra = Object.fromEntries(rest);
+  const tooBig = jsonBoundProblem(extra, MCP_KEPT_LIMITS.mcp_extra);
+  if (tooBig) issues.push({ path: at, message: `the keys kept in mcp_extra (${rest.map(([k]) => quote(k)).join(", ").slice(0, 200)}) are ${tooBig}` });
+  return { known, extra };
 }
 
 /** The tool's annotations with every hint explicit; unknown keys are named in warnings and dropped. */

@@ -41,8 +41,16 @@ export type McpTool = {
 /** The result of MCP `tools/list` (without paging): what `toolspec` exports and `mcp_toolspec` imports. */
 export type McpToolspec = { tools: McpTool[] };
 
-/** The tool keys the registry maps to capability fields; every other key goes to `mcp_extra`. */
+/** The tool keys the registry maps to capability fields of other names; never taken from `mcp_extra` on export. */
 export const MAPPED_TOOL_KEYS: ReadonlySet<string> = new Set(["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);
+
+/**
+ * The tool keys a capability keeps under MCP's own names (PROTOCOL.md section 10.2: `get` shows
+ * them, `toolspec` gives them back), each with the JSON type MCP gives it. A key of another type
+ * is not what MCP means by it: it goes, as it came, with every unknown key to `mcp_extra`.
+ */
+export const KEPT_TOOL_KEYS = ["_meta", "icons", "execution"] as const;
+export type KeptToolKey = (typeof KEPT_TOOL_KEYS)[number];
 
 /** MCP's defaults for the four hints, made explicit on import so `get` and `lookup` show what a client assumes. */
 export const MCP_ANNOTATION_DEFAULTS = {
