@@ -3,7 +3,7 @@
  * ISO 8601 strings). The service builds its replies with these types and the SDK reads them,
  * so the two cannot disagree.
  */
-import type { AgentKind, AgentSpec, AgentSpecInput, JsonSchema, ModelProvider } from "./spec.js";
+import type { AgentKind, AgentSpec, AgentSpecInput, Capability, JsonSchema, ModelProvider, ToolAnnotations } from "./spec.js";
 import type { AgentStatus, InstanceStatus } from "./states.js";
 import type { ErrorIssue } from "./errors.js";
 import type { CloudEvent, DependencyState } from "./events.js";
@@ -104,11 +104,21 @@ export type InstanceView = {
 };
 
 /**
+ * A capability as the registry's replies show it: as stored, plus `effective_annotations`
+ * (v1.2, PROTOCOL.md section 10.2), its `annotations` with MCP's defaults for the hints left
+ * out (`destructiveHint` and `idempotentHint` only when `readOnlyHint` is not true): what an
+ * MCP client assumes of the tool `toolspec` exports, which carries the annotations as given.
+ * Absent from the replies of a registry before v1.2.
+ */
+export type CapabilityView = Capability & { effective_annotations?: ToolAnnotations };
+
+/**
  * The stored AgentSpec plus what the registry tracks about the agent type. `instances` may be
  * one page of `instance_count` (ordered by instance_id) when they would not fit in one reply:
  * `instances_next_cursor` is then where `get` with `instances_cursor` goes on.
  */
-export type AgentView = AgentSpec & {
+export type AgentView = Omit<AgentSpec, "capabilities"> & {
+  capabilities: CapabilityView[];
   status: AgentStatus;
   registered_at: string;
   last_heartbeat: string | null;
@@ -147,6 +157,8 @@ export type Provider = {
   input_schema: JsonSchema;
   output_schema: JsonSchema;
   confidence_hint?: number | null;
+  /** v1.2: the capability's annotations with MCP's defaults that apply (CapabilityView). */
+  effective_annotations?: ToolAnnotations;
   status: AgentStatus;
   ready_instances: number;
   tenant_scope: string | null;

@@ -117,7 +117,7 @@ describe("registering with an A2A card", () => {
 });
 
 describe("registering an MCP server with its tool spec", () => {
-  it("makes each tool a capability with its schemas and explicit annotations, found next to agents", async () => {
+  it("makes each tool a capability with its schemas and annotations, found next to agents", async () => {
     const tools = toolspec("notes-server");
     const r = await c.request("register.notes-mcp", { mcp_toolspec: tools, kind: "mcp_server", description: "Notes vault", version: "2.1.0", owner_team: "notes" });
     expect(r.ok, JSON.stringify(r.body)).toBe(true);
@@ -126,7 +126,8 @@ describe("registering an MCP server with its tool spec", () => {
     const first = got.body.agent.capabilities[0];
     expect(first.name).toBe(tools.tools[0].name);
     expect(first.input_schema).toEqual(tools.tools[0].inputSchema);
-    expect(first.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, destructiveHint: true, idempotentHint: false });
+    expect(first.annotations).toEqual(tools.tools[0].annotations);
+    expect(first.effective_annotations).toEqual({ ...tools.tools[0].annotations, readOnlyHint: true, openWorldHint: false });
 
     // An agent offering the same capability name: lookup lists both, kind filters.
     const agent = await c.request("register.notes-agent", { spec: spec("notes-agent", { capabilities: [{ name: first.name, description: "the same, as an agent", input_schema: {}, output_schema: {} }] }) });
@@ -151,6 +152,17 @@ describe("registering an MCP server with its tool spec", () => {
     expect(exported.map((t) => t["_meta"])).toEqual(tools.tools.map((t: Record<string, unknown>) => t["_meta"]));
     const http = (await (await fetch(`http://127.0.0.1:${reg.httpPort}/agents/github-mcp/toolspec.json`)).json()) as { tools: Array<Record<string, unknown>> };
     expect(http.tools.map((t) => t["_meta"])).toEqual(tools.tools.map((t: Record<string, unknown>) => t["_meta"]));
+
+    // Annotations as given (get_me is read-only and says nothing of destruction), and the
+    // defaults that apply beside them in the registry's own replies, never in the MCP tools.
+    const getMe = caps.find((x) => x["name"] === "get_me")!;
+    expect(getMe["annotations"]).toEqual({ idempotentHint: false, readOnlyHint: true, title: "Get my user profile" });
+    expect(getMe["effective_annotations"]).toEqual({ title: "Get my user profile", readOnlyHint: true, idempotentHint: false, openWorldHint: true });
+    const provider = (await lookup("get_me", r.body.revision)).body.providers.find((p: { agent_type: string }) => p.agent_type === "github-mcp");
+    expect(provider.effective_annotations).toEqual(getMe["effective_annotations"]);
+    expect(exported.map((t) => t["annotations"])).toEqual(tools.tools.map((t: Record<string, unknown>) => t["annotations"]));
+    for (const tool of [...exported, ...http.tools]) expect(tool).not.toHaveProperty("effective_annotations");
+    expect(http.tools.find((t) => t["name"] === "get_me")!["annotations"]).not.toHaveProperty("destructiveHint");
 
     // Past its bound, a kept key is refused with its path, and nothing is stored.
     const huge = toolspec("github-server");

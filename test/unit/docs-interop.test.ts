@@ -20,11 +20,12 @@ it("the card example registers with the warnings and the a2a_version the reply e
   expect(parseSpec(r.raw).version).toBe(cardReply!["version"]);
 });
 
-it("the tool spec example becomes one capability per tool, defaults written out", () => {
+it("the tool spec example becomes one capability per tool, annotations as given", () => {
   const spec = parseSpec(specOfRegisterBody("notes", toolspecBody!).raw);
   expect(spec.kind).toBe("mcp_server");
   expect(spec.capabilities.map((c) => c.name)).toEqual(["list_notes", "write_note"]);
-  expect(spec.capabilities[0]!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false, destructiveHint: true, idempotentHint: false });
+  expect(spec.capabilities[0]!.annotations).toEqual(toolspecBody!["mcp_toolspec"].tools[0].annotations);
+  expect(spec.capabilities[1]).not.toHaveProperty("annotations");
   expect(spec.capabilities[1]!._meta).toEqual({ "example.test/audit": "on" });
   expect(spec.capabilities[1]!.mcp_extra).toBeUndefined();
 });

@@ -90,7 +90,6 @@ describe("capability → tool", () => {
       name: "t",
       description: "t",
       inputSchema: { type: "object" },
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       _meta: { k: "v" },
       execution: { taskSupport: "forbidden" },
     });

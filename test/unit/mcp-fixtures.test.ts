@@ -29,16 +29,17 @@ describe("fixture tool specs", () => {
     expect(spec.kind).toBe("mcp_server");
     expect(spec.capabilities.map((c) => c.name)).toEqual(["list_notes", "write_note", "move_note"]);
     const [list, write, move] = spec.capabilities;
-    expect(list!.annotations).toEqual({ title: "List notes", readOnlyHint: true, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    // As given: a read-only tool gets no destructiveHint (v1.2).
+    expect(list!.annotations).toEqual({ title: "List notes", readOnlyHint: true, openWorldHint: false });
     expect(list!.output_schema).toEqual({});
     expect(write!.output_schema).toEqual(toolspec.tools[1]!.outputSchema);
     // No description: the name stands in, as MCP displays a tool without a title.
     expect(move!.description).toBe("move_note");
     expect(move!.input_schema).toEqual(toolspec.tools[2]!.inputSchema);
 
-    expect(exported.tools[0]).toEqual({ ...toolspec.tools[0], annotations: list!.annotations });
-    expect(exported.tools[1]).toEqual({ ...toolspec.tools[1], annotations: write!.annotations });
-    expect(exported.tools[2]).toEqual({ ...toolspec.tools[2], description: "move_note", annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } });
+    expect(exported.tools[0]).toEqual(toolspec.tools[0]);
+    expect(exported.tools[1]).toEqual(toolspec.tools[1]);
+    expect(exported.tools[2]).toEqual({ ...toolspec.tools[2], description: "move_note" });
   });
 
   it("a 2025-11-25 server keeps titles, icons, execution and _meta, and names with dots and capitals", () => {
@@ -54,12 +55,8 @@ describe("fixture tool specs", () => {
     expect(book!.input_schema).toEqual({ $schema: "https://json-schema.org/draft/2020-12/schema", ...toolspec.tools[1]!.inputSchema });
     expect(status!.description).toBe("Get-Airport-Status");
 
-    expect(exported.tools[0]).toEqual({ ...toolspec.tools[0], annotations: { readOnlyHint: true, destructiveHint: true, idempotentHint: false, openWorldHint: true } });
-    expect(exported.tools[1]).toEqual({
-      ...toolspec.tools[1],
-      inputSchema: book!.input_schema,
-      annotations: { title: "Book", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    });
+    expect(exported.tools[0]).toEqual(toolspec.tools[0]);
+    expect(exported.tools[1]).toEqual({ ...toolspec.tools[1], inputSchema: book!.input_schema });
     expect(Object.keys(exported.tools[0]!)).toEqual(expect.arrayContaining(["icons", "execution", "_meta"]));
   });
 
@@ -73,13 +70,8 @@ describe("fixture tool specs", () => {
     expect(page!.title).toBe("Get a page");
     expect(ping!.description).toBe("Health check");
     expect(ping!.title).toBeUndefined();
-    expect(exported.tools[2]).toEqual({
-      name: "ping",
-      description: "Health check",
-      inputSchema: { type: "object" },
-      annotations: { title: "Health check", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    });
-    expect(exported.tools[0]).toEqual({ ...toolspec.tools[0], annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } });
+    expect(exported.tools[2]).toEqual({ name: "ping", description: "Health check", inputSchema: { type: "object" }, annotations: { title: "Health check" } });
+    expect(exported.tools[0]).toEqual(toolspec.tools[0]);
   });
 
   it("a 2026-07-28 server with x-mcp-header and an array outputSchema", () => {

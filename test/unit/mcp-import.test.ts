@@ -73,15 +73,12 @@ describe("tool → capability", () => {
     expect(cap(tool("a", { outputSchema })).output_schema).toEqual({ $schema: "https://json-schema.org/draft/2020-12/schema", ...outputSchema });
   });
 
-  it("annotations carry all four hints, MCP's defaults where the tool leaves them out", () => {
-    expect(cap(tool("a")).annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
-    expect(cap(tool("a", { annotations: { title: "A", readOnlyHint: true, openWorldHint: false } })).annotations).toEqual({
-      title: "A",
-      readOnlyHint: true,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    });
+  it("annotations are kept exactly as given, nothing added (v1.2)", () => {
+    expect(cap(tool("a"))).not.toHaveProperty("annotations");
+    expect(cap(tool("a", { annotations: { readOnlyHint: true } })).annotations).toEqual({ readOnlyHint: true });
+    expect(cap(tool("a", { annotations: {} })).annotations).toEqual({});
+    const given = { title: "A", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    expect(cap(tool("a", { annotations: given })).annotations).toEqual(given);
   });
 
   it("an unknown annotation is named in warnings and not stored", () => {

@@ -4,10 +4,15 @@
  */
 import type { AgentState, InstanceState } from "../view/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
-import type { AgentView, InstanceView } from "../../protocol/messages.js";
+import type { AgentView, CapabilityView, InstanceView } from "../../protocol/messages.js";
+import type { ToolAnnotations } from "../../protocol/spec.js";
+import { effectiveAnnotations } from "../interop/mcp/tool.js";
 import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
 
-export type { AgentView, InstanceView };
+export type { AgentView, CapabilityView, InstanceView };
+
+/** A capability as replies show it: as stored, with the annotations MCP clients act on beside its own. */
+export const capabilityView = (cap: Capability): CapabilityView => ({ ...cap, effective_annotations: effectiveAnnotations(cap.annotations) });
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -43,6 +48,7 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
   sorted.sort((x, y) => (x.instance_id < y.instance_id ? -1 : 1));
   const view: AgentView = {
     ...a.spec,
+    capabilities: a.spec.capabilities.map(capabilityView),
     status: a.status,
     registered_at: iso(a.registered_at),
     last_heartbeat: last >= 0 ? iso(last) : null,
@@ -83,6 +89,7 @@ export type LookupProvider = {
   input_schema: Capability["input_schema"];
   output_schema: Capability["output_schema"];
   confidence_hint: number | null;
+  effective_annotations: ToolAnnotations;
   status: string;
   ready_instances: number;
   tenant_scope: string | null;
@@ -99,6 +106,7 @@ export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
     input_schema: cap.input_schema,
     output_schema: cap.output_schema,
     confidence_hint: cap.confidence_hint ?? null,
+    effective_annotations: effectiveAnnotations(cap.annotations),
     status: a.status,
     ready_instances: readyInstances(a),
     tenant_scope: a.spec.tenant_scope,

@@ -176,6 +176,8 @@ void [sameSpec, sameCapability, sameInput];
 
 /** Fields managed by the registry: accepted and ignored on input, never warned about. */
 const MANAGED_FIELDS = new Set(["status", "registered_at", "last_heartbeat"]);
+/** The same for a capability: what replies add to it (`get --json` fed back to `register`). */
+const MANAGED_CAPABILITY_FIELDS = new Set(["effective_annotations"]);
 
 /**
  * Names of the fields of a raw spec that the schema does not know, as dotted paths
@@ -193,7 +195,7 @@ export function unknownSpecFields(raw: unknown): string[] {
     const capKnown = new Set(Object.keys(capabilitySchema.shape));
     caps.forEach((cap, i) => {
       if (!isPlainObject(cap)) return;
-      for (const key of Object.keys(cap)) if (!capKnown.has(key)) warnings.push(`spec.capabilities.${i}.${key}`);
+      for (const key of Object.keys(cap)) if (!capKnown.has(key) && !MANAGED_CAPABILITY_FIELDS.has(key)) warnings.push(`spec.capabilities.${i}.${key}`);
     });
   }
   return warnings;

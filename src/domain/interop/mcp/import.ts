@@ -15,7 +15,8 @@
  *   title         = title
  *   input_schema  = inputSchema (required, `type: "object"`)
  *   output_schema = outputSchema, else {}
- *   annotations   = annotations with MCP's defaults made explicit: all four hints present
+ *   annotations   = annotations exactly as given (v1.2; none when the tool has none): MCP's
+ *                   defaults are shown apart, as `effective_annotations` (tool.ts)
  *   _meta, icons, execution
  *                 = the same keys, verbatim, when each has MCP's type (an object, an array of
  *                   objects, an object); bounded in size (MCP_KEPT_LIMITS), past which the tool
@@ -45,7 +46,7 @@ import { jsonBoundProblem } from "../../spec/json-bounds.js";
 import { describeIssues } from "../../spec/validation.js";
 import { declareDialect } from "./dialect.js";
 import { toolspecHazard } from "./guard.js";
-import { ANNOTATION_HINTS, KEPT_TOOL_KEYS, MAPPED_TOOL_KEYS, MAX_TOOLS, MCP_ANNOTATION_DEFAULTS, MCP_TOOL_NAME_MAX, type KeptToolKey } from "./tool.js";
+import { ANNOTATION_HINTS, KEPT_TOOL_KEYS, MAPPED_TOOL_KEYS, MAX_TOOLS, MCP_TOOL_NAME_MAX, type KeptToolKey } from "./tool.js";
 import { completeVersion } from "../../spec/version-completion.js";
 
 /** The register body fields this mapping reads (PROTOCOL.md section 10.2); others are the service's. */
@@ -164,14 +165,14 @@ function toCapability(tool: unknown, at: string, issues: ErrorIssue[], warnings:
   const { known, extra } = keptKeys(tool, at, issues, warnings);
   if (issues.length > before) return null;
 
-  const annotationTitle = kept.title;
+  const annotationTitle = kept?.title;
   const cap: CapabilityInput = {
     name: name as string,
     description: (description ?? title ?? annotationTitle ?? name) as string,
     input_schema: declareDialect(inputSchema as Record<string, unknown>, "2020-12"),
     output_schema: isPlainObject(outputSchema) ? declareDialect(outputSchema, "2020-12") : ((outputSchema as boolean | undefined) ?? {}),
-    annotations: kept,
   };
+  if (kept !== undefined) cap.annotations = kept;
   if (title !== undefined) cap.title = title as string;
   Object.assign(cap, known);
   if (extra !== undefined) cap.mcp_extra = extra;
@@ -218,10 +219,14 @@ function keptKeys(tool: Record<string, unknown>, at: string, issues: ErrorIssue[
   return { known, extra };
 }
 
-/** The tool's annotations with every hint explicit; unknown keys are named in warnings and dropped. */
-function readAnnotations(annotations: unknown, at: string, issues: ErrorIssue[], warnings: string[]): NonNullable<CapabilityInput["annotations"]> {
-  const out: NonNullable<CapabilityInput["annotations"]> = { ...MCP_ANNOTATION_DEFAULTS };
-  if (annotations === undefined) return out;
+/**
+ * The tool's annotations exactly as given (undefined when it has none): nothing is added, since
+ * a default written out is read by MCP clients as the server's own word (`destructiveHint: true`
+ * on a read-only tool shows it as destructive). Unknown keys are named in warnings and dropped.
+ */
+function readAnnotations(annotations: unknown, at: string, issues: ErrorIssue[], warnings: string[]): CapabilityInput["annotations"] {
+  if (annotations === undefined) return undefined;
+  const out: NonNullable<CapabilityInput["annotations"]> = {};
   if (!isPlainObject(annotations)) {
     issues.push({ path: at, message: "expected an object (MCP ToolAnnotations)" });
     return out;

@@ -14,9 +14,9 @@
  *    `type: "object"` but lets `outputSchema` be any 2020-12 schema, and `structuredContent` any
  *    value. Property schemas may carry the `x-mcp-header` annotation (server/tools.mdx).
  *  - ToolAnnotations in all three: `title?`, `readOnlyHint?` (default false), `destructiveHint?`
- *    (default true), `idempotentHint?` (default false), `openWorldHint?` (default true); the
- *    last three are meaningful only when readOnlyHint is false. Display name precedence:
- *    `title`, then `annotations.title`, then `name`.
+ *    (default true), `idempotentHint?` (default false), `openWorldHint?` (default true);
+ *    `destructiveHint` and `idempotentHint` are "meaningful only when readOnlyHint == false".
+ *    Display name precedence: `title`, then `annotations.title`, then `name`.
  *  - docs/specification/2025-11-25/basic/index.mdx, "JSON Schema Usage": a schema without
  *    `$schema` is JSON Schema 2020-12; implementations must support 2020-12 and should document
  *    the other dialects they support (the registry: draft-07 and 2020-12).
@@ -52,7 +52,7 @@ export const MAPPED_TOOL_KEYS: ReadonlySet<string> = new Set(["name", "title", "
 export const KEPT_TOOL_KEYS = ["_meta", "icons", "execution"] as const;
 export type KeptToolKey = (typeof KEPT_TOOL_KEYS)[number];
 
-/** MCP's defaults for the four hints, made explicit on import so `get` and `lookup` show what a client assumes. */
+/** MCP's defaults for the four hints: what a client assumes of a hint a tool leaves out. */
 export const MCP_ANNOTATION_DEFAULTS = {
   readOnlyHint: false,
   destructiveHint: true,
@@ -61,6 +61,27 @@ export const MCP_ANNOTATION_DEFAULTS = {
 } as const;
 
 export const ANNOTATION_HINTS = Object.keys(MCP_ANNOTATION_DEFAULTS) as Array<keyof typeof MCP_ANNOTATION_DEFAULTS>;
+
+/** Hints MCP defines only for a tool that is not read-only. */
+const WRITE_HINTS: ReadonlySet<string> = new Set(["destructiveHint", "idempotentHint"]);
+
+/**
+ * The annotations an MCP client acts on (PROTOCOL.md section 10.2, `effective_annotations`):
+ * the given ones, and MCP's default for each hint left out, except `destructiveHint` and
+ * `idempotentHint` on a tool whose `readOnlyHint` is true, where MCP gives them no meaning.
+ * Shown beside the stored annotations by the registry's own replies, never put into an
+ * exported tool, where a client would take a default for the server's word.
+ */
+export function effectiveAnnotations(given: ToolAnnotations | undefined): ToolAnnotations {
+  const readOnly = given?.readOnlyHint === true;
+  const out: ToolAnnotations = given?.title === undefined ? {} : { title: given.title };
+  for (const hint of ANNOTATION_HINTS) {
+    const value = given?.[hint];
+    if (value !== undefined) out[hint] = value;
+    else if (!(readOnly && WRITE_HINTS.has(hint))) out[hint] = MCP_ANNOTATION_DEFAULTS[hint];
+  }
+  return out;
+}
 
 /** The longest tool name MCP recommends; the registry takes up to CAPABILITY_MAX_LENGTH and warns past this. */
 export const MCP_TOOL_NAME_MAX = 128;
