@@ -42,6 +42,8 @@ export type CommandContext = {
   json: boolean;
   colors: Colors;
   prefix: string | undefined;
+  /** `--tenant` / REGISTRY_TENANT: the tenant whose view is queried and whose write subjects are used. */
+  tenant: string | undefined;
   timeoutMs: number;
   /** Opens the NATS connection on first use; main closes it after the command. */
   nc: () => Promise<NatsConnection>;
@@ -77,7 +79,7 @@ export const COMMON_OPTIONS: Record<string, OptionSpec> = {
     description: "private reply prefix such as _INBOX_operator, needed under deploy/nats/auth.conf (env NATS_INBOX_PREFIX)",
   },
   prefix: { type: "string", value: "PREFIX", description: "registry subject prefix (env REGISTRY_PREFIX, default registry)" },
-  tenant: { type: "string", value: "TENANT", description: "query a tenant's view (env REGISTRY_TENANT)" },
+  tenant: { type: "string", value: "TENANT", description: "query a tenant's view; register and deregister on its subjects (env REGISTRY_TENANT)" },
   timeout: { type: "string", value: "MS", description: "request timeout in milliseconds (default 5000)" },
   json: { type: "boolean", description: "print the raw JSON reply" },
   help: { type: "boolean", short: "h", description: "show this help" },
@@ -158,6 +160,7 @@ export function createContext(args: string[], values: Values, io: CliIo): { ctx:
     json: values["json"] === true,
     colors: colors(colorEnabled(io.isTTY, io.env)),
     prefix,
+    tenant,
     timeoutMs,
     nc,
     client: async () => new RegistryClient(await nc(), { prefix, tenant, timeoutMs }),

@@ -33,6 +33,13 @@ export type RegisterAgentOptions = {
    */
   replace?: boolean;
   prefix?: string;
+  /**
+   * The tenant the agent belongs to: it registers, heartbeats and deregisters on
+   * `registry.tenant.<tenant>.…` (v1.2), the subjects a tenant's NATS users are allowed, and is
+   * stored with that `tenant_scope`. Default: the spec's `tenant_scope` (or the one beside a
+   * card or tool spec); none for a shared agent.
+   */
+  tenant?: string;
   /** Request timeout in ms (default 5000). */
   timeoutMs?: number;
   /** Retry delays while the registry is unavailable: doubled each time, 50-100 % jitter. */
@@ -83,6 +90,12 @@ export async function registerAgent(
   return session;
 }
 
+/** The tenant a registration names itself, if any: the spec's `tenant_scope`, or the one beside a card or tool spec. */
+function tenantOf(source: RegistrationSource): string | undefined {
+  const scope = "spec" in source ? source.spec.tenant_scope : source.tenant_scope;
+  return typeof scope === "string" ? scope : undefined;
+}
+
 /** Heartbeat period with ±10 % jitter, so a fleet started together does not beat in step. */
 const jittered = (ms: number) => Math.max(1, Math.round(ms * (0.9 + Math.random() * 0.2)));
 
@@ -112,7 +125,8 @@ class AgentSession implements AgentHandle {
     this.#nc = nc;
     this.#source = source;
     this.#opts = opts;
-    this.#client = new RegistryClient(nc, { prefix: opts.prefix, timeoutMs: opts.timeoutMs });
+    const tenant = opts.tenant ?? tenantOf(source);
+    this.#client = new RegistryClient(nc, { prefix: opts.prefix, timeoutMs: opts.timeoutMs, ...(tenant !== undefined ? { tenant } : {}) });
     this.#instanceId = opts.instanceId;
     this.#status = opts.status ?? "ready";
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));

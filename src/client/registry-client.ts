@@ -57,7 +57,11 @@ import type {
 export type RegistryClientOptions = {
   /** First token of every registry subject. Default `registry`. */
   prefix?: string;
-  /** Query a tenant's view (`registry.tenant.<tenant>.<op>`): shared agents plus the tenant's. */
+  /**
+   * Query a tenant's view (`registry.tenant.<tenant>.<op>`): shared agents plus the tenant's.
+   * Writes go to the tenant's subjects too (v1.2): `register` puts the agent in this tenant,
+   * and `heartbeat` and `deregister` reach only this tenant's agents.
+   */
   tenant?: string;
   /** Request timeout in ms. Default 5000. */
   timeoutMs?: number;
@@ -342,16 +346,18 @@ export class RegistryClient {
 
   /**
    * Registers one instance with an AgentSpec, an A2A card or an MCP tool spec; the subject
-   * names `spec.agent_type` (or `agent_type` beside a card or tool spec), which is the identity.
+   * names `spec.agent_type` (or `agent_type` beside a card or tool spec), which is the identity,
+   * and, for a client with a `tenant`, the tenant: the registry stores the agent with that
+   * `tenant_scope` (filled in when the spec names none) and refuses a spec naming another.
    */
   async register(req: RegisterRequest, opts: { timeoutMs?: number } = {}): Promise<RegisterReply> {
     const agentType = token("agent_type", "spec" in req ? req.spec?.agent_type : req.agent_type, AGENT_TYPE_RE);
     if (req.instance_id !== undefined) token("instance_id", req.instance_id, INSTANCE_ID_RE);
-    return this.request(this.subjects.register(agentType), req, opts.timeoutMs);
+    return this.request(this.subjects.register(agentType, this.tenant), req, opts.timeoutMs);
   }
 
   async heartbeat(agentType: string, instanceId: string, req: HeartbeatRequest = {}, opts: { timeoutMs?: number } = {}): Promise<HeartbeatReply> {
-    const subject = this.subjects.heartbeat(token("agent_type", agentType, AGENT_TYPE_RE), token("instance_id", instanceId, INSTANCE_ID_RE));
+    const subject = this.subjects.heartbeat(token("agent_type", agentType, AGENT_TYPE_RE), token("instance_id", instanceId, INSTANCE_ID_RE), this.tenant);
     return this.request(subject, req, opts.timeoutMs);
   }
 
@@ -359,12 +365,13 @@ export class RegistryClient {
     const subject = this.subjects.deregisterInstance(
       token("agent_type", agentType, AGENT_TYPE_RE),
       token("instance_id", instanceId, INSTANCE_ID_RE),
+      this.tenant,
     );
     return this.request(subject, req, opts.timeoutMs);
   }
 
-  /** Operator action: removes every instance of an agent type. */
+  /** Operator action: removes every instance of an agent type (of this client's tenant, when it has one). */
   async deregisterType(agentType: string, req: DeregisterRequest = {}, opts: { timeoutMs?: number } = {}): Promise<DeregisterTypeReply> {
-    return this.request(this.subjects.deregisterType(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+    return this.request(this.subjects.deregisterType(token("agent_type", agentType, AGENT_TYPE_RE), this.tenant), req, opts.timeoutMs);
   }
 }

@@ -3,6 +3,7 @@
  * and the CLI all build subjects here, so they cannot drift apart.
  */
 import { EVENT_TYPE_ROOT, STORED_EVENT_TYPES, type EventType } from "./events.js";
+import { AGENT_TYPE_RE, INSTANCE_ID_RE, TENANT_RE } from "./ids.js";
 
 export const QUERY_OPS = ["lookup", "get", "list", "capabilities", "route", "find", "search", "discover", "card", "toolspec", "check", "graph", "sbom", "schemas", "schema"] as const;
 export type QueryOp = (typeof QUERY_OPS)[number];
@@ -23,12 +24,14 @@ export type Subjects = ReturnType<typeof subjects>;
 export function subjects(prefix = DEFAULT_PREFIX) {
   /** The event type with the configured prefix in place of `registry`. */
   const eventRoot = (type: EventType) => `${prefix}${type.slice(EVENT_TYPE_ROOT.length)}`;
+  /** Writes of a tenant's agents go under `<prefix>.tenant.<tenant>.`, shared agents' under `<prefix>.` (v1.2). */
+  const root = (tenant: string | null | undefined) => (tenant ? `${prefix}.tenant.${tenant}` : prefix);
   return {
     prefix,
-    register: (agentType: string) => `${prefix}.register.${agentType}`,
-    heartbeat: (agentType: string, instanceId: string) => `${prefix}.heartbeat.${agentType}.${instanceId}`,
-    deregisterInstance: (agentType: string, instanceId: string) => `${prefix}.deregister.${agentType}.${instanceId}`,
-    deregisterType: (agentType: string) => `${prefix}.deregister.${agentType}`,
+    register: (agentType: string, tenant?: string | null) => `${root(tenant)}.register.${agentType}`,
+    heartbeat: (agentType: string, instanceId: string, tenant?: string | null) => `${root(tenant)}.heartbeat.${agentType}.${instanceId}`,
+    deregisterInstance: (agentType: string, instanceId: string, tenant?: string | null) => `${root(tenant)}.deregister.${agentType}.${instanceId}`,
+    deregisterType: (agentType: string, tenant?: string | null) => `${root(tenant)}.deregister.${agentType}`,
     /** `registry.schema.put.<name>`: stores one version of a named schema (PROTOCOL.md section 11.1). */
     schemaPut: (name: string) => `${prefix}.schema.put.${name}`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
@@ -49,4 +52,47 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     /** Every event, stored or not (heartbeats are core NATS only). */
     allEvents: [`${prefix}.agent.>`, `${prefix}.capability.>`, `${prefix}.alert.>`],
   };
+}
+
+export const WRITE_OPS = ["register", "heartbeat", "deregister", "deregister_type"] as const;
+export type WriteOp = (typeof WRITE_OPS)[number];
+
+/** A write subject read back: who writes (the tenant, null for a shared agent) and as what. */
+export type WriteSubject = {
+  readonly op: WriteOp;
+  /** The tenant of `<prefix>.tenant.<tenant>.<op>...`; null on the plain form. */
+  readonly tenant: string | null;
+  readonly agentType: string;
+  /** heartbeat and deregister of one instance only. */
+  readonly instanceId?: string;
+};
+
+/** A write subject whose shape is right but one token breaks its rule (PROTOCOL.md section 1). */
+export type BadWriteToken = { readonly token: "tenant" | "agent_type" | "instance_id"; readonly value: string; readonly rule: RegExp };
+
+/**
+ * Reads the tokens after the prefix of a write subject, in either form (v1.2):
+ * `register.<type>`, `heartbeat.<type>.<id>`, `deregister.<type>[.<id>]`, or any of them after
+ * `tenant.<tenant>.`. Null when the tokens are no write subject at all; the first token that
+ * breaks its rule otherwise. The subject's tokens are the writer's identity, so this is the one
+ * place that says which token is which.
+ */
+export function parseWriteSubject(tokens: readonly string[]): WriteSubject | BadWriteToken | null {
+  let tenant: string | null = null;
+  let rest = tokens;
+  if (tokens[0] === "tenant") {
+    tenant = tokens[1] ?? "";
+    rest = tokens.slice(2);
+  }
+  const [verb, agentType, instanceId, ...extra] = rest;
+  if (agentType === undefined || extra.length > 0) return null;
+  let op: WriteOp;
+  if (verb === "register" && instanceId === undefined) op = "register";
+  else if (verb === "heartbeat" && instanceId !== undefined) op = "heartbeat";
+  else if (verb === "deregister") op = instanceId === undefined ? "deregister_type" : "deregister";
+  else return null;
+  if (tenant !== null && !TENANT_RE.test(tenant)) return { token: "tenant", value: tenant, rule: TENANT_RE };
+  if (!AGENT_TYPE_RE.test(agentType)) return { token: "agent_type", value: agentType, rule: AGENT_TYPE_RE };
+  if (instanceId !== undefined && !INSTANCE_ID_RE.test(instanceId)) return { token: "instance_id", value: instanceId, rule: INSTANCE_ID_RE };
+  return instanceId === undefined ? { op, tenant, agentType } : { op, tenant, agentType, instanceId };
 }

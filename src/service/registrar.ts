@@ -6,7 +6,7 @@
  * row answer `conflict`.
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest, invalidSpec, limitExceeded, notFound } from "../domain/errors.js";
+import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest, invalidSpec, limitExceeded, notFound, unknownInstance } from "../domain/errors.js";
 import { checkQuotas, nearQuota, type Quotas, type RegistrationFacts } from "../domain/lifecycle/quotas.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
@@ -26,6 +26,7 @@ import {
 } from "../domain/view/records.js";
 import { isSuspect, lateIntervals } from "../domain/lifecycle/liveness.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
+import { bindRegisterBody, type PlainTenantScope } from "../domain/lifecycle/tenant-binding.js";
 import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../domain/spec/validation.js";
 import { cycleRefusal, dependencyWarnings, findCycle } from "../domain/graph/dependency-checks.js";
 import { changesGraph } from "../domain/graph/graph-guard.js";
@@ -52,7 +53,10 @@ export type RegistrarSettings = SubjectRules & {
   readonly minHeartbeatIntervalMs: number;
   readonly maxHeartbeatIntervalMs: number;
   readonly duplicateCapabilities: "allow" | "reject";
-  readonly heartbeatSubject: (agentType: string, instanceId: string) => string;
+  /** The heartbeat subject a register reply names: the tenant's form for a tenant's registration. */
+  readonly heartbeatSubject: (agentType: string, instanceId: string, tenant?: string | null) => string;
+  /** A tenant_scope on the plain register subject: refused (default) or, while migrating, allowed (tenant-binding.ts). */
+  readonly plainTenantScope?: PlainTenantScope;
   /** The bucket's max_bytes (0: unlimited), named when a write finds the store full. */
   readonly bucketMaxBytes: number;
   /** Stored status changes per instance per second (0: no bound); see status-damper.ts. */
@@ -115,6 +119,12 @@ type Admission = AdmittedSpec & { readonly digest: string; readonly generation: 
 
 export type DeregisterReply = { agent_type: string; instance_id: string | null; agent_removed: boolean; revision: number; instances?: string[] };
 
+/**
+ * How a registration came: `tenant` is the tenant its subject names (null: the plain subject),
+ * absent for one that came on no subject (the registry file, tests); `static` for the file's.
+ */
+export type RegisterOptions = { static?: boolean; tenant?: string | null };
+
 export class Registrar {
   /** Overlapping heartbeats of one instance become one write at a time (heartbeat-coalescer.ts). */
   private readonly beats: HeartbeatCoalescer<HeartbeatReply>;
@@ -163,11 +173,17 @@ export class Registrar {
     this.damper.stop();
   }
 
-  async register(agentType: string, msg: RegisterMessage, opts: { static?: boolean } = {}): Promise<RegisterReply> {
+  async register(agentType: string, body: RegisterMessage, opts: RegisterOptions = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
+    // The subject's tenant goes into the body before anything reads or remembers it.
+    const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "refuse");
     // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.
     const validated = await this.admit(agentType, msg, opts.static === true);
     const spec = validated.spec;
+    if (typeof opts.tenant === "string" && spec.tenant_scope !== opts.tenant) {
+      // bindRegisterBody filled or checked it; a spec of another tenant here is a bug, never stored.
+      throw new RegistryError(ErrorCode.Internal, `the spec of ${agentType} came out with tenant_scope ${String(spec.tenant_scope)} on tenant ${opts.tenant}'s subject`);
+    }
     const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
@@ -287,7 +303,7 @@ export class Registrar {
       instance_id: instanceId,
       status,
       revision,
-      heartbeat_subject: settings.heartbeatSubject(agentType, instanceId),
+      heartbeat_subject: settings.heartbeatSubject(agentType, instanceId, typeof opts.tenant === "string" ? opts.tenant : null),
       heartbeat_interval_ms: interval,
       evict_after_ms: interval * settings.missedHeartbeats,
       warnings,
@@ -299,7 +315,8 @@ export class Registrar {
    * The reply itself when memory liveness answers (no promise: this is the hot path at a
    * million instances), else a promise of the written heartbeat's reply.
    */
-  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage): HeartbeatReply | Promise<HeartbeatReply> {
+  heartbeat(agentType: string, instanceId: string, msg: HeartbeatMessage, tenant?: string): HeartbeatReply | Promise<HeartbeatReply> {
+    if (tenant !== undefined) return this.inTenant(agentType, tenant, () => unknownInstance(agentType, instanceId), () => this.heartbeat(agentType, instanceId, msg));
     const answered = this.answerFromMemory(agentType, instanceId, msg);
     if (answered !== null) return answered;
     const written = this.beats.heartbeat(agentType, instanceId, msg);
@@ -359,7 +376,8 @@ export class Registrar {
     }
   }
 
-  async deregisterInstance(agentType: string, instanceId: string, reason: RemovalReason = RemovalReason.Graceful): Promise<DeregisterReply> {
+  async deregisterInstance(agentType: string, instanceId: string, reason: RemovalReason = RemovalReason.Graceful, tenant?: string): Promise<DeregisterReply> {
+    if (tenant !== undefined) await this.inTenant(agentType, tenant, () => unknownInstance(agentType, instanceId), () => undefined);
     const revision = await this.withRetries(agentType, instanceId, async (current) => {
       const plan = planRemoval(agentType, instanceId, current.instance, reason, this.deps.clock.now());
       return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.record), plan.expectedRevision);
@@ -375,9 +393,11 @@ export class Registrar {
   }
 
   /** Operator action: every live instance of the type leaves with reason `operator`. */
-  async deregisterType(agentType: string): Promise<DeregisterReply> {
+  async deregisterType(agentType: string, tenant?: string): Promise<DeregisterReply> {
+    const unknown = () => notFound(`agent type ${agentType} is not registered`);
+    if (tenant !== undefined) await this.inTenant(agentType, tenant, unknown, () => undefined);
     const agent = this.deps.view.get(agentType);
-    if (!agent) throw notFound(`agent type ${agentType} is not registered`);
+    if (!agent) throw unknown();
     let revision = this.deps.view.revision;
     const removed: string[] = [];
     for (const instanceId of [...agent.instances.keys()]) {
@@ -391,6 +411,25 @@ export class Registrar {
       }
     }
     return { agent_type: agentType, instance_id: null, agent_removed: true, revision, instances: removed };
+  }
+
+  /**
+   * Runs `write` when the agent type is `tenant`'s: a write on a tenant's subject reaches only
+   * that tenant's agents (a type of another tenant, or a shared one, is unknown there, answered
+   * `refuse()`). Synchronous when the view holds the type (heartbeats stay on their fast path);
+   * a type it does not hold yet is looked for again once the view caught up with the store.
+   */
+  private inTenant<T>(agentType: string, tenant: string, refuse: () => Error, write: () => T | Promise<T>): T | Promise<T> {
+    const known = this.deps.view.get(agentType);
+    if (known !== undefined) {
+      if (known.spec.tenant_scope !== tenant) throw refuse();
+      return write();
+    }
+    return (async () => {
+      await this.deps.catchUp?.();
+      if (this.deps.view.get(agentType)?.spec.tenant_scope !== tenant) throw refuse();
+      return write();
+    })();
   }
 
   /**

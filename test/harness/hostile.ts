@@ -190,6 +190,12 @@ export function hostileRequest(prefix: string): fc.Arbitrary<HostileRequest> {
     fc.tuple(typeToken, instanceToken).chain(([t, i]) => payloadFor(heartbeatBody, fieldPaths(heartbeatBody)).map((p) => ({ endpoint: "heartbeat", subject: `${prefix}.heartbeat.${t}.${i}`, ...p }))),
     fc.tuple(typeToken, instanceToken).chain(([t, i]) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "deregister", subject: `${prefix}.deregister.${t}.${i}`, ...p }))),
     typeToken.chain((t) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "deregister_type", subject: `${prefix}.deregister.${t}`, ...p }))),
+    // The tenant's forms (v1.2): the subject's tenant is bound to the body.
+    fc.tuple(tenantToken, typeToken).chain(([n, t]) => payloadFor({ spec: validSpec(t), heartbeat_interval_ms: 30_000 }, registerPaths).map((p) => ({ endpoint: "tenant_register", subject: `${prefix}.tenant.${n}.register.${t}`, ...p }))),
+    fc.tuple(tenantToken, typeToken).chain(([n, t]) => payloadFor(cardBody, [...cardPaths, ["tenant_scope"]]).map((p) => ({ endpoint: "tenant_register", subject: `${prefix}.tenant.${n}.register.${t}`, ...p }))),
+    fc.tuple(tenantToken, typeToken, instanceToken).chain(([n, t, i]) => payloadFor(heartbeatBody, fieldPaths(heartbeatBody)).map((p) => ({ endpoint: "tenant_heartbeat", subject: `${prefix}.tenant.${n}.heartbeat.${t}.${i}`, ...p }))),
+    fc.tuple(tenantToken, typeToken, instanceToken).chain(([n, t, i]) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "tenant_deregister", subject: `${prefix}.tenant.${n}.deregister.${t}.${i}`, ...p }))),
+    fc.tuple(tenantToken, typeToken).chain(([n, t]) => payloadFor(deregisterBody, fieldPaths(deregisterBody)).map((p) => ({ endpoint: "tenant_deregister_type", subject: `${prefix}.tenant.${n}.deregister.${t}`, ...p }))),
   ];
   const queries = QUERY_OPS.flatMap((op) => {
     const body = QUERY_BODIES[op]!;
@@ -202,4 +208,4 @@ export function hostileRequest(prefix: string): fc.Arbitrary<HostileRequest> {
   return fc.oneof(...writes, ...queries).map((r) => Object.assign(r, { [fc.toStringMethod]: () => `${r.label} on ${JSON.stringify(r.subject)} (${r.payload.length} bytes)` }));
 }
 
-export const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"]);
+export const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"].flatMap((e) => [e, `tenant_${e}`]));

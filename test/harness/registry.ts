@@ -99,6 +99,15 @@ export function spec(agentType: string, overrides: Record<string, unknown> = {})
   };
 }
 
+/**
+ * The register subject (after the prefix) for a spec: its tenant's, `tenant.<t>.register.<type>`,
+ * when it names a tenant_scope (v1.2: the plain subject takes none), else `register.<type>`.
+ */
+export function registerSubject(agentType: string, s: Record<string, unknown> = {}): string {
+  const tenant = s["tenant_scope"];
+  return typeof tenant === "string" ? `tenant.${tenant}.register.${agentType}` : `register.${agentType}`;
+}
+
 /** Every message stored in an events stream, in stream order, parsed (for exactly-once checks). */
 export async function readStoredEvents(nc: NatsConnection, stream: string): Promise<Array<{ seq: number; subject: string; event: any }>> {
   const { jetstreamManager } = await import("@nats-io/jetstream");

@@ -11,7 +11,7 @@ import { mirroredRows, startAudit, type TestAudit } from "../harness/audit.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { sql, type TestDatabase } from "../harness/postgres.js";
 import { withTestDatabase } from "../harness/shared-postgres.js";
-import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry, registerSubject } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 import { extractBlocks } from "../unit/doc-blocks.js";
 
@@ -74,7 +74,7 @@ async function expectMirrored(): Promise<void> {
 }
 
 async function register(agentType: string, extra: Record<string, unknown> = {}, instance = "one") {
-  const r = await c.request(`register.${agentType}`, { spec: spec(agentType, extra), instance_id: instance });
+  const r = await c.request(registerSubject(agentType, extra), { spec: spec(agentType, extra), instance_id: instance });
   expect(r.ok, JSON.stringify(r.body)).toBe(true);
   return r;
 }

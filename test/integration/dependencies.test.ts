@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect, InvalidRequestError, InvalidSpecError, NotFoundError, RegistryClient } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry, registerSubject } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 import { ensureBuilt, runCli } from "../harness/cli.js";
 
@@ -22,7 +22,7 @@ let sdk: RegistryClient;
 const agent = (name: string, version = "1.0.0") => ({ type: "agent", name, version });
 
 async function register(agentType: string, overrides: Record<string, unknown> = {}, instance = "i1") {
-  const r = await raw.request(`register.${agentType}`, { spec: spec(agentType, overrides), instance_id: instance, heartbeat_interval_ms: 3_600_000 });
+  const r = await raw.request(registerSubject(agentType, overrides), { spec: spec(agentType, overrides), instance_id: instance, heartbeat_interval_ms: 3_600_000 });
   return r;
 }
 

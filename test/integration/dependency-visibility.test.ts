@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect, NotFoundError, RegistryClient } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry, registerSubject } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
 let server: NatsTestServer;
@@ -36,7 +36,7 @@ const agent = (name: string) => ({ type: "agent", name, version: "1.0.0" });
 const tool = (name: string) => ({ type: "tool", name, version: "1.0.0" });
 
 async function register(agentType: string, overrides: Record<string, unknown> = {}) {
-  const r = await raw.request(`register.${agentType}`, { spec: spec(agentType, overrides), instance_id: "i1", heartbeat_interval_ms: 3_600_000 });
+  const r = await raw.request(registerSubject(agentType, overrides), { spec: spec(agentType, overrides), instance_id: "i1", heartbeat_interval_ms: 3_600_000 });
   expect(r.ok, JSON.stringify(r.body)).toBe(true);
   replies.set(agentType, r.body);
   lastRevision = Math.max(lastRevision, r.body.revision);

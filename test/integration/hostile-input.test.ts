@@ -65,7 +65,7 @@ it("every endpoint answers hostile input with the structured error and changes n
     const jsm = await jetstreamManager(c.nc);
     const lastRevision = async () => (await jsm.streams.info(`KV_${BUCKET}`)).state.last_seq;
     expect((await c.request("register.seed-a", { spec: spec("seed-a"), instance_id: "a1" })).ok).toBe(true);
-    expect((await c.request("register.seed-b", { spec: spec("seed-b", { tenant_scope: "acme" }), instance_id: "b1" })).ok).toBe(true);
+    expect((await c.request("tenant.acme.register.seed-b", { spec: spec("seed-b", { tenant_scope: "acme" }), instance_id: "b1" })).ok).toBe(true);
     const snapshot = async () => {
       const seeds = (r: { body: { agents: Array<{ agent_type: string }> } }) => r.body.agents.filter((a) => a.agent_type.startsWith("seed"));
       return {

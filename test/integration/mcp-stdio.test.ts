@@ -28,7 +28,9 @@ let lastRevision = 0;
 const HOUR = 3_600_000;
 
 async function register(s: Record<string, unknown>): Promise<void> {
-  const r = await client.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: HOUR });
+  // A tenant's agent registers on its tenant's subject (v1.2).
+  const by = typeof s["tenant_scope"] === "string" ? new RegistryClient(nc, { prefix, tenant: s["tenant_scope"] }) : client;
+  const r = await by.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: HOUR });
   lastRevision = Math.max(lastRevision, r.revision);
 }
 

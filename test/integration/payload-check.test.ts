@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AgentReplyError, AgentRequestError, connect, InvalidPayloadError, InvalidRequestError, NoRouteError, NotFoundError, RegistryClient } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { RawClient, configOf, spec, startRegistry, type TestRegistry, registerSubject } from "../harness/registry.js";
 
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -38,7 +38,7 @@ const capability = (input: unknown, output: unknown = {}, confidence_hint?: numb
 });
 
 async function register(agentType: string, overrides: Record<string, unknown>, status: "ready" | "registered" = "ready"): Promise<void> {
-  const r = await raw.request(`register.${agentType}`, { spec: spec(agentType, overrides), status, heartbeat_interval_ms: 3_600_000 });
+  const r = await raw.request(registerSubject(agentType, overrides), { spec: spec(agentType, overrides), status, heartbeat_interval_ms: 3_600_000 });
   expect(r.ok, JSON.stringify(r.body)).toBe(true);
   revision = Math.max(revision, r.body.revision);
 }

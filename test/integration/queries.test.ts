@@ -26,10 +26,10 @@ beforeAll(async () => {
   reg = await startRegistry(server.url, { registryFile: file });
   c = await RawClient.connect(server.url, configOf(reg).prefix);
   // Tenant agents: one for acme, one for globex, and a shared one offering the same skill.
-  await c.request("register.acme-search", { spec: spec("acme-search", { tenant_scope: "acme", capabilities: [{ name: "product.search", description: "Acme's own catalogue search", input_schema: {}, output_schema: {}, tags: ["commerce", "search"] }] }) });
+  await c.request("tenant.acme.register.acme-search", { spec: spec("acme-search", { tenant_scope: "acme", capabilities: [{ name: "product.search", description: "Acme's own catalogue search", input_schema: {}, output_schema: {}, tags: ["commerce", "search"] }] }) });
   // Globex's output schema is a named one: `schema` names its users only to who can see them.
   await c.request("schema.put.GlobexItems", { version: "1.0.0", schema: { type: "array" } });
-  await c.request("register.globex-search", { spec: spec("globex-search", { tenant_scope: "globex", capabilities: [{ name: "product.search", description: "Globex catalogue search", input_schema: {}, output_schema: { $ref: "#GlobexItems:1.0.0" }, tags: ["commerce", "search"] }] }) });
+  await c.request("tenant.globex.register.globex-search", { spec: spec("globex-search", { tenant_scope: "globex", capabilities: [{ name: "product.search", description: "Globex catalogue search", input_schema: {}, output_schema: { $ref: "#GlobexItems:1.0.0" }, tags: ["commerce", "search"] }] }) });
   const last = await c.request("register.busy-bee", { spec: spec("busy-bee", { max_concurrent_tasks: 1, capabilities: [{ name: "text.summarize", description: "summaries, one at a time", input_schema: {}, output_schema: {} }] }), instance_id: "b1" });
   await c.request("heartbeat.busy-bee.b1", { active_tasks: 1 });
   await c.request("get", { agent_type: "busy-bee", min_revision: last.body.revision });

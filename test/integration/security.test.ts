@@ -124,7 +124,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
 
   it("has the documented users", () => {
     expect([...PASSWORDS.keys()].sort()).toEqual(
-      ["agent-bug-fixer", "agent-code-reviewer", "audit", "coordinator", "coordinator-acme", "operator", "registry"].sort(),
+      ["agent-acme-invoices", "agent-bug-fixer", "agent-code-reviewer", "audit", "coordinator", "coordinator-acme", "operator", "registry"].sort(),
     );
   });
 
@@ -223,6 +223,47 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     // the permitted request after the refused ones is the marker
     await acme.nc.request(S.query("route", "acme"), "{}", { timeout: 2_000 });
     expect(registrySeen.slice(before)).toEqual(["registry.tenant.acme.route"]);
+  });
+
+  it("confines a tenant's agent to its tenant's write subjects for its own type (v1.2)", async () => {
+    const agent = await connectAs("agent-acme-invoices", "_INBOX_acme-invoices");
+    for (const subject of [S.register("acme-invoices", "acme"), S.heartbeat("acme-invoices", "i-1", "acme"), S.deregisterInstance("acme-invoices", "i-1", "acme")]) {
+      const reply = await agent.nc.request(subject, "{}", { timeout: 2_000 });
+      expect(reply.json()).toEqual({ ok: true, subject });
+    }
+    expect(agent.violations).toEqual([]);
+    const marker = S.register("acme-invoices", "acme");
+    for (const forbidden of [
+      // the shared agents' subjects, where a body could name any tenant
+      S.register("acme-invoices"), S.heartbeat("acme-invoices", "i-1"), S.deregisterInstance("acme-invoices", "i-1"),
+      // another tenant's
+      S.register("acme-invoices", "globex"), S.heartbeat("acme-invoices", "i-1", "globex"), S.deregisterInstance("acme-invoices", "i-1", "globex"),
+      // another type, or every instance of its own (operators')
+      S.register("acme-other", "acme"), S.heartbeat("acme-other", "i-1", "acme"), S.deregisterType("acme-invoices", "acme"),
+    ]) {
+      await expectPublishRefused(agent, registrySeen, forbidden, marker);
+    }
+  });
+
+  it("keeps tenant coordinators and operators from registering or heartbeating as a tenant's agents", async () => {
+    const coordinator = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
+    for (const forbidden of [S.register("acme-invoices", "acme"), S.heartbeat("acme-invoices", "i-1", "acme"), S.deregisterInstance("acme-invoices", "i-1", "acme"), S.deregisterType("acme-invoices", "acme")]) {
+      await expectPublishRefused(coordinator, registrySeen, forbidden, S.query("lookup", "acme"));
+    }
+    // it sends tasks to acme's agent
+    const agent = await connectAs("agent-acme-invoices", "_INBOX_acme-invoices");
+    agent.nc.subscribe("agent.tasks.acme-invoices", { callback: (_e, m) => void m.respond("done") });
+    await agent.nc.flush();
+    expect((await coordinator.nc.request("agent.tasks.acme-invoices", "task", { timeout: 2_000 })).string()).toBe("done");
+
+    const operator = await connectAs("operator", "_INBOX_operator");
+    for (const forbidden of [S.register("acme-invoices", "acme"), S.heartbeat("acme-invoices", "i-1", "acme")]) {
+      await expectPublishRefused(operator, registrySeen, forbidden, S.query("lookup", "acme"));
+    }
+    // operators still deregister, in a tenant as in the shared fleet
+    for (const subject of [S.deregisterType("acme-invoices", "acme"), S.deregisterInstance("acme-invoices", "i-1", "acme")]) {
+      expect((await operator.nc.request(subject, "{}", { timeout: 2_000 })).json()).toEqual({ ok: true, subject });
+    }
   });
 
   it("keeps one agent from reading another agent's replies", async () => {

@@ -94,14 +94,14 @@ describe("nats_subject claims", () => {
   });
 
   it("names another tenant's agent type to nobody outside that tenant", async () => {
-    const acme = await c.request("register.acme-secret", { spec: spec("acme-secret", { nats_subject: "tasks.tenanted", tenant_scope: "acme" }) });
+    const acme = await c.request("tenant.acme.register.acme-secret", { spec: spec("acme-secret", { nats_subject: "tasks.tenanted", tenant_scope: "acme" }) });
     expect(acme.ok).toBe(true);
-    const globex = await c.request("register.globex-bot", { spec: spec("globex-bot", { nats_subject: "tasks.tenanted", tenant_scope: "globex" }) });
+    const globex = await c.request("tenant.globex.register.globex-bot", { spec: spec("globex-bot", { nats_subject: "tasks.tenanted", tenant_scope: "globex" }) });
     expect(globex.body.error).toMatchObject({ code: "conflict", message: "nats_subject tasks.tenanted is already used by another agent type" });
     expect(globex.msg.headers?.get("Nats-Service-Error")).not.toContain("acme");
     const shared = await c.request("register.shared-bot", { spec: spec("shared-bot", { nats_subject: "tasks.tenanted" }) });
     expect(shared.body.error.message).not.toContain("acme");
-    const sameTenant = await c.request("register.acme-other", { spec: spec("acme-other", { nats_subject: "tasks.tenanted", tenant_scope: "acme" }) });
+    const sameTenant = await c.request("tenant.acme.register.acme-other", { spec: spec("acme-other", { nats_subject: "tasks.tenanted", tenant_scope: "acme" }) });
     expect(sameTenant.body.error.message).toContain("acme-secret");
   });
 });

@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { Kvm } from "@nats-io/kv";
 import { expect, it } from "vitest";
 import { withNatsServer } from "../harness/nats.js";
-import { RawClient, spec } from "../harness/registry.js";
+import { RawClient, spec, registerSubject } from "../harness/registry.js";
 import { metricValue, spawnRegistry, type RegistryProcess } from "../harness/registry-process.js";
 import { ISSUE_14_RECORD, badRecord, type BadRecord } from "../harness/bad-records.js";
 import { waitFor } from "../harness/wait.js";
@@ -85,7 +85,7 @@ it("records the registry cannot read are skipped and counted, lookups go on, and
   try {
     /** Registers and returns the write's revision (a lookup right after passes it as min_revision: views trail the store). */
     const register = async (type: string, extra: Record<string, unknown> = {}, id = `${type.slice(-1)}1`): Promise<number> => {
-      const r = await c.request(`register.${type}`, { spec: spec(type, extra), instance_id: id });
+      const r = await c.request(registerSubject(type, extra), { spec: spec(type, extra), instance_id: id });
       expect(r.ok).toBe(true);
       return r.body.revision as number;
     };

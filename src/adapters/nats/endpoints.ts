@@ -13,7 +13,7 @@ import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { parseRequestBody, type BodyLimits } from "./request-body.js";
 import { utf8 } from "./utf8.js";
 import { REPLY_BACKLOG_LIMIT_BYTES, writeBacklogBytes } from "./write-backlog.js";
-import { AGENT_TYPE_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
+import { AGENT_TYPE_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { HeartbeatReply } from "../../protocol/messages.js";
 import type { InstanceStatus } from "../../protocol/states.js";
 import { deregisterMessage, registerMessage } from "../../service/messages.js";
@@ -23,7 +23,7 @@ import type { SchemaRegistrar } from "../../service/schema-registrar.js";
 import { schemaPutMessage } from "../../service/messages.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../service/logger.js";
-import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, type QueryOp } from "../../protocol/subjects.js";
+import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
 
 export const CORRELATION_HEADER = "Registry-Correlation-Id";
 
@@ -91,35 +91,43 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     });
   };
 
-  add("register", `${prefix}.register.*`, async ([, agentType], body) => {
-    checkToken("agent_type", agentType, AGENT_TYPE_RE);
-    return deps.registrar.register(agentType!, parseMessage(registerMessage, body, "register"));
-  });
-  add("heartbeat", `${prefix}.heartbeat.*.*`, ([, agentType, instanceId], body) => {
-    checkToken("agent_type", agentType, AGENT_TYPE_RE);
-    checkToken("instance_id", instanceId, INSTANCE_ID_RE);
+  // Each write exists twice (v1.2): `<prefix>.<op>...` for shared agents, and
+  // `<prefix>.tenant.<tenant>.<op>...` for a tenant's, whose tenant is bound to the write as
+  // its agent type is (tenant-binding.ts): NATS permissions on these subjects then confine a
+  // tenant's agent users to their tenant.
+  const register: Handler = async (tokens, body) => {
+    const w = writeSubject(tokens);
+    return deps.registrar.register(w.agentType, parseMessage(registerMessage, body, "register"), { tenant: w.tenant });
+  };
+  const heartbeat: Handler = (tokens, body) => {
+    const { agentType, instanceId, tenant } = writeSubject(tokens);
     const msg = parseHeartbeatMessage(body);
     const announce = (reply: HeartbeatReply): HeartbeatReply => {
-      deps.onHeartbeat?.(agentType!, instanceId!, reply.status, msg.active_tasks);
+      deps.onHeartbeat?.(agentType, instanceId!, reply.status, msg.active_tasks);
       return reply;
     };
-    const reply = deps.registrar.heartbeat(agentType!, instanceId!, msg);
+    const reply = deps.registrar.heartbeat(agentType, instanceId!, msg, tenant ?? undefined);
     return reply instanceof Promise ? reply.then(announce) : announce(reply);
-  });
-  add("deregister", `${prefix}.deregister.*.*`, async ([, agentType, instanceId], body) => {
-    checkToken("agent_type", agentType, AGENT_TYPE_RE);
-    checkToken("instance_id", instanceId, INSTANCE_ID_RE);
+  };
+  const deregister: Handler = async (tokens, body) => {
+    const { agentType, instanceId, tenant } = writeSubject(tokens);
     const { reason } = parseMessage(deregisterMessage, body, "deregister");
     // The free-text reason is for people: it goes to the log, the event says "graceful".
-    deps.log.info({ agent_type: agentType, instance_id: instanceId, reason }, "deregister requested");
-    return deps.registrar.deregisterInstance(agentType!, instanceId!);
-  });
-  add("deregister_type", `${prefix}.deregister.*`, async ([, agentType], body) => {
-    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    deps.log.info({ agent_type: agentType, instance_id: instanceId, tenant, reason }, "deregister requested");
+    return deps.registrar.deregisterInstance(agentType, instanceId!, undefined, tenant ?? undefined);
+  };
+  const deregisterType: Handler = async (tokens, body) => {
+    const { agentType, tenant } = writeSubject(tokens);
     const { reason } = parseMessage(deregisterMessage, body, "deregister");
-    deps.log.info({ agent_type: agentType, reason }, "deregister of every instance requested (operator)");
-    return deps.registrar.deregisterType(agentType!);
-  });
+    deps.log.info({ agent_type: agentType, tenant, reason }, "deregister of every instance requested (operator)");
+    return deps.registrar.deregisterType(agentType, tenant ?? undefined);
+  };
+  for (const [root, name] of [[prefix, ""], [`${prefix}.tenant.*`, "tenant_"]] as const) {
+    add(`${name}register`, `${root}.register.*`, register);
+    add(`${name}heartbeat`, `${root}.heartbeat.*.*`, heartbeat);
+    add(`${name}deregister`, `${root}.deregister.*.*`, deregister);
+    add(`${name}deregister_type`, `${root}.deregister.*`, deregisterType);
+  }
   // `registry.schema.put.<name>`: the subject `registry.schema` (the query op) has one token less, so they never meet.
   add("schema_put", `${prefix}.schema.put.*`, async ([, , name], body) => {
     checkToken("name", name, SCHEMA_NAME_RE);
@@ -183,7 +191,7 @@ function succeed(deps: EndpointDeps, endpoint: string, msg: ServiceMsg, result: 
   // would reach its agent after the agent gave up, and would hold up the store's requests and
   // the lease's renewals on the same socket (write-backlog.ts). The agent times out, as it
   // would have anyway, and sends its next heartbeat on time.
-  if (endpoint === "heartbeat" && writeBacklogBytes(deps.nc) > (deps.replyBacklogLimitBytes ?? REPLY_BACKLOG_LIMIT_BYTES)) {
+  if ((endpoint === "heartbeat" || endpoint === "tenant_heartbeat") && writeBacklogBytes(deps.nc) > (deps.replyBacklogLimitBytes ?? REPLY_BACKLOG_LIMIT_BYTES)) {
     deps.observe?.(endpoint, "reply_dropped", (performance.now() - started) / 1000);
     return;
   }
@@ -241,11 +249,12 @@ export function newCorrelationId(): string {
   return u.slice(0, 8) + u.slice(9, 13);
 }
 
-const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"]);
+const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"].flatMap((e) => [e, `tenant_${e}`]));
 
 /** Before anything reads the body: refusing a flood must cost next to nothing. */
 function checkRateLimit(deps: EndpointDeps, endpoint: string, tokens: string[]): void {
-  const agentType = tokens[1];
+  // `<op>.<type>...` or `tenant.<tenant>.<op>.<type>...`
+  const agentType = tokens[0] === "tenant" ? tokens[3] : tokens[1];
   if (!deps.typeRateLimit || !WRITE_ENDPOINTS.has(endpoint) || agentType === undefined || !AGENT_TYPE_RE.test(agentType)) return;
   const wait = deps.typeRateLimit.take(agentType, 1, Date.now());
   if (wait > 0) {
@@ -253,11 +262,21 @@ function checkRateLimit(deps: EndpointDeps, endpoint: string, tokens: string[]):
   }
 }
 
-function checkToken(name: string, value: string | undefined, re: RegExp): void {
-  if (value === undefined || !re.test(value)) {
-    throw invalidRequest(`subject token ${name} ${JSON.stringify(value ?? "")} must match ${re.source}`, [{ path: name, message: `must match ${re.source}` }]);
-  }
+/** The write a subject names; a token that breaks its rule is refused as any bad token is. */
+function writeSubject(tokens: string[]): WriteSubject {
+  const parsed = parseWriteSubject(tokens);
+  // The endpoints' subscriptions only deliver write subjects.
+  if (parsed === null) throw invalidRequest(`not a write subject: ${tokens.join(".")}`);
+  if ("token" in parsed) throw badToken(parsed.token, parsed.value, parsed.rule);
+  return parsed;
 }
+
+function checkToken(name: string, value: string | undefined, re: RegExp): void {
+  if (value === undefined || !re.test(value)) throw badToken(name, value, re);
+}
+
+const badToken = (name: string, value: string | undefined, re: RegExp): RegistryError =>
+  invalidRequest(`subject token ${name} ${JSON.stringify(value ?? "")} must match ${re.source}`, [{ path: name, message: `must match ${re.source}` }]);
 
 function toRegistryError(e: unknown): RegistryError {
   if (e instanceof RegistryError) return e;

@@ -110,6 +110,8 @@ export const registerCommand: Command = {
     const handle = await registerAgent(nc, what, {
       ...options,
       prefix: ctx.prefix,
+      // Without --tenant, the file's tenant_scope says which tenant's subject it registers on.
+      ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
       timeoutMs: ctx.timeoutMs,
       signal: abort.signal,
       onEvent: (e) => {

@@ -11,6 +11,7 @@ import type { AgentSpec } from "../spec/spec.js";
 import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
 import type { StoredClaim } from "../view/subject-claims.js";
 import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
+import { checkTypeScope } from "./tenant-binding.js";
 
 export type Versioned<T> = { readonly record: T; readonly revision: number };
 
@@ -70,6 +71,8 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   // Whether the spec differs from the stored one; computed once, it walks both specs.
   let differs = stored === undefined;
   if (stored) {
+    // A registry-file entry is the operator's word and may move a type; an agent may not.
+    if (cmd.static !== true) checkTypeScope(cmd.spec.agent_type, stored.spec.tenant_scope ?? null, cmd.spec.tenant_scope ?? null);
     const order = semver.compare(cmd.spec.version, stored.spec.version);
     if (order < 0) {
       const newerLive = fleet.otherLiveVersions.some((v) => semver.gte(v, stored.spec.version));
