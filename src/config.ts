@@ -51,7 +51,7 @@ export const CONFIG_VARIABLES = [
   { key: "maxDepth", env: "REGISTRY_MAX_DEPTH", flag: "max-depth", default: 64, doc: "deepest JSON nesting accepted in a request" },
   { key: "duplicateCapabilities", env: "REGISTRY_DUPLICATE_CAPABILITIES", flag: "duplicate-capabilities", default: "allow", doc: "allow or reject a capability already provided by another agent type" },
   { key: "subjectPolicy", env: "REGISTRY_SUBJECT_POLICY", flag: "subject-policy", default: undefined, doc: "template every nats_subject must follow, {agent_type} standing for the registering type (e.g. agent.tasks.{agent_type}; a trailing .> also allows subjects under it); unset: any subject" },
-  { key: "plainTenantScope", env: "REGISTRY_PLAIN_TENANT_SCOPE", flag: "plain-tenant-scope", default: "refuse", doc: "refuse: a spec with a tenant_scope registers only on its tenant's subject (<prefix>.tenant.<tenant>.register.<agent_type>), the plain register subject is for shared agents; allow: the plain subject takes any tenant_scope, as before v1.2, only while moving a fleet's tenant agents to their subjects (docs/security.md, \"Tenants\")" },
+  { key: "plainTenantScope", env: "REGISTRY_PLAIN_TENANT_SCOPE", flag: "plain-tenant-scope", default: "allow", doc: "allow (compatible, the default): the plain register subject takes a spec's tenant_scope as before v1.2; refuse: a tenant's agent registers only on its tenant's subject (<prefix>.tenant.<tenant>.register.<agent_type>), which binds agent users to their tenants under per-tenant permissions (deploy/ files set it; docs/security.md, \"Tenants\")" },
   { key: "liveness", env: "REGISTRY_LIVENESS", flag: "liveness", default: "store", doc: "store: every heartbeat is a stored write; memory: heartbeats are answered from memory and told to the other replicas, the store written only when something durable changes (docs/architecture.md, \"Scale\"; needs publish and subscribe on <prefix>._replica.>)" },
   { key: "fanoutPeriodMs", env: "REGISTRY_FANOUT_PERIOD_MS", flag: "fanout-period-ms", default: 20, doc: "memory liveness: how long a replica gathers the heartbeats it answered before telling the others in one message (1..10000); longer only makes deadlines later, and costs marks and clears once it nears 1.5 heartbeat intervals" },
   { key: "leaseMs", env: "REGISTRY_LEASE_MS", flag: "lease-ms", default: 5000, doc: "evictor lease: a replica that stops renewing loses eviction duty after this long" },
@@ -125,7 +125,7 @@ export const configSchema = z.object({
   subjectPolicy: optionalString.refine((p) => p === undefined || subjectPolicyProblem(p) === null, {
     error: (issue) => subjectPolicyProblem(String(issue.input)) ?? "invalid subject policy",
   }),
-  plainTenantScope: z.enum(["refuse", "allow"]).default("refuse"),
+  plainTenantScope: z.enum(["refuse", "allow"]).default("allow"),
   liveness: z.enum(["store", "memory"]).default("store"),
   fanoutPeriodMs: int(1, 10_000).default(20),
   leaseMs: int(200).default(5000),

@@ -161,6 +161,12 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
   for (const w of server.warnings) log.warn(w);
   const noAuth = noAuthWarning(nc.getServer(), hasCredentials(config), nc.info?.auth_required);
   if (noAuth) log.warn({ server: nc.getServer(), auth_required: nc.info?.auth_required ?? false }, noAuth);
+  // With per-user permissions in place, the one hole they cannot close is the body's tenant_scope.
+  if (hasCredentials(config) && config.plainTenantScope === "allow") {
+    log.warn(
+      "REGISTRY_PLAIN_TENANT_SCOPE=allow (the default): an agent user may put its agent type in any tenant through the plain register subject; once tenant agents register on registry.tenant.<tenant>.register.<type>, set it to refuse (docs/security.md, Tenants)",
+    );
+  }
   return { nc, servers: resolved.servers, events };
 }
 

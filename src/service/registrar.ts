@@ -176,7 +176,7 @@ export class Registrar {
   async register(agentType: string, body: RegisterMessage, opts: RegisterOptions = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
     // The subject's tenant goes into the body before anything reads or remembers it.
-    const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "refuse");
+    const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "allow");
     // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.
     const validated = await this.admit(agentType, msg, opts.static === true);
     const spec = validated.spec;

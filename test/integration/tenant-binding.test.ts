@@ -81,6 +81,8 @@ describe.skipIf(findNatsServerBinary() === null)("tenant binding under deploy/na
       natsUser: "registry",
       natsPassword: PASSWORDS.get("registry")!,
       subjectPolicy: "agent.tasks.{agent_type}",
+      // As deploy/ runs it: tenant agents only on their tenant's subjects.
+      plainTenantScope: "refuse",
     });
     acmeNc = await connectAs("agent-acme-invoices");
     acme = new RegistryClient(acmeNc, { tenant: "acme" });
@@ -175,6 +177,25 @@ describe.skipIf(findNatsServerBinary() === null)("tenant binding under deploy/na
     expect(agent).toMatchObject({ version: "1.0.0", tenant_scope: "acme" });
     expect(agent.instances.map((i) => i.instance_id)).not.toContain("inv-3");
     await expect(globexView.get("acme-invoices", { minRevision: revision })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("says at start when credentials are used but the plain subject still takes a tenant_scope (the compatible default)", async () => {
+    const unbound = (r: TestRegistry) => r.logs.filter((l) => l.level === 40 && l.msg.startsWith("REGISTRY_PLAIN_TENANT_SCOPE=allow"));
+    expect(unbound(registry)).toEqual([]);
+    // A second replica of the same deployment, left at the default.
+    const lax = await startRegistry(server.url, {
+      prefix: "registry",
+      bucket: "agent-registry",
+      eventsStream: "REGISTRY_EVENTS",
+      natsUser: "registry",
+      natsPassword: PASSWORDS.get("registry")!,
+      subjectPolicy: "agent.tasks.{agent_type}",
+    });
+    try {
+      expect(unbound(lax)).toHaveLength(1);
+    } finally {
+      await lax.stop();
+    }
   });
 
   it("(e) acme's agent's dependencies reach shared agents and acme's, never globex's: the reply warns missing", async () => {

@@ -139,11 +139,13 @@ describe("docker-compose.yml", () => {
     for (const [name, s] of registryServices) {
       const config = loadConfig(composeEnv(s));
       expect(config.subjectPolicy, name).toBe("agent.tasks.{agent_type}");
+      expect(config.plainTenantScope, name).toBe("refuse");
       for (const spec of exampleSpecs()) expect(subjectIssues(spec.agent_type, spec.nats_subject, config), spec.agent_type).toEqual([]);
     }
     // Each agent user of auth.conf may subscribe to exactly the subject the policy gives it.
     for (const m of auth.matchAll(/"registry\.register\.([a-z0-9-]+)"/g)) expect(auth).toContain(`"agent.tasks.${m[1]}"`);
     expect(loadConfig({ ...(configMap["data"] as Record<string, string>), NATS_PASSWORD: "x" }).subjectPolicy).toBe("agent.tasks.{agent_type}");
+    expect(loadConfig({ ...(configMap["data"] as Record<string, string>), NATS_PASSWORD: "x" }).plainTenantScope).toBe("refuse");
   });
 
   it("logs the registry in with a user of auth.conf", () => {

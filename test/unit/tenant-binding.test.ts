@@ -184,11 +184,12 @@ describe("the registrar on a tenant's subjects", () => {
     const other = await rejection(registrar.register("acme-billing", { spec: spec("acme-billing", { tenant_scope: "globex" }) }, { tenant: "acme" }));
     expect(other.code).toBe("invalid_request");
     expect(other.issues?.[0]?.path).toBe("spec.tenant_scope");
-    const plain = await rejection(registrar.register("acme-billing", { spec: spec("acme-billing", { tenant_scope: "globex" }) }, { tenant: null }));
+    // REGISTRY_PLAIN_TENANT_SCOPE=refuse, as deploy/ sets it: the plain subject takes no tenant.
+    const plain = await rejection(make({ plainTenantScope: "refuse" }).register("acme-billing", { spec: spec("acme-billing", { tenant_scope: "globex" }) }, { tenant: null }));
     expect(plain.code).toBe("invalid_request");
     expect(await memory.lastRevision()).toBe(0);
-    // REGISTRY_PLAIN_TENANT_SCOPE=allow: as before v1.2
-    await make({ plainTenantScope: "allow" }).register("acme-billing", { spec: spec("acme-billing", { tenant_scope: "globex" }) }, { tenant: null });
+    // The default, allow: as before v1.2, so existing clients keep working.
+    await registrar.register("acme-billing", { spec: spec("acme-billing", { tenant_scope: "globex" }) }, { tenant: null });
     expect((await stored("acme-billing"))?.spec.tenant_scope).toBe("globex");
   });
 
