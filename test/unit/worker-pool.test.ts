@@ -6,13 +6,25 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Worker } from "node:worker_threads";
-import { JobFailedError, PoolBusyError, PoolClosedError, WorkerPool, type LostReason, type WorkerPoolOptions } from "../../src/adapters/workers/worker-pool.js";
+import { JobFailedError, JobWaitError, PoolBusyError, PoolClosedError, WorkerPool, type LostReason, type WorkerPoolOptions } from "../../src/adapters/workers/worker-pool.js";
 
-/** A worker answering `n * 2`, looping forever on "hang", exiting on "die". */
+/**
+ * A worker answering `n * 2`, looping forever on "hang", exiting on "die"; `{ step, then }`
+ * spins `step` ms in a "slow" phase, goes back to its own budget, spins `then` ms and answers
+ * (or hangs with `then: -1`; with `step: -1` it hangs in the phase).
+ */
 const DOUBLER = `
 const { parentPort } = require("node:worker_threads");
+const spin = (ms) => { if (ms < 0) for (;;); for (const end = Date.now() + ms; Date.now() < end; ); };
 parentPort.on("message", ({ id, input }) => {
   if (input === "hang") for (;;);
+  if (typeof input === "object" && input !== null) {
+    parentPort.postMessage({ id, phase: "slow" });
+    spin(input.step);
+    parentPort.postMessage({ id, phase: null });
+    spin(input.then);
+    return parentPort.postMessage({ id, output: "stepped" });
+  }
   if (input === "die") process.exit(3);
   if (input === "throw") return parentPort.postMessage({ id, error: "no such input" });
   parentPort.postMessage({ id, output: input * 2 });
@@ -77,6 +89,38 @@ describe("WorkerPool", () => {
     expect(lost).toEqual(["timeout"]);
     expect(spawned).toHaveLength(2);
     await exited(spawned[0]!);
+  });
+
+  it("gives a job's named step its own budget and starts the job's own again after it, saying where a timeout was", async () => {
+    const { p, lost } = pool({ timeoutMs: 250, phases: { slow: 600 } });
+    // 550 ms in all, the step 400 of them: neither budget is exceeded.
+    await expect(p.run({ step: 400, then: 150 })).resolves.toBe("stepped");
+    const inStep = await p.run({ step: -1, then: 0 }).catch((e: unknown) => e);
+    expect(inStep).toMatchObject({ reason: "timeout", phase: "slow", message: "the job's slow step ran longer than 600 ms; its worker was stopped" });
+    const afterStep = await p.run({ step: 400, then: -1 }).catch((e: unknown) => e);
+    expect(afterStep).toMatchObject({ reason: "timeout", phase: null, message: "the job ran longer than 250 ms; its worker was stopped" });
+    expect(lost).toEqual(["timeout", "timeout"]);
+  });
+
+  it("with maxWaitMs, refuses a job that waited that long behind busy workers, without running it", async () => {
+    const { p } = pool({ timeoutMs: 60_000, maxWaitMs: 150 });
+    await expect(p.run(1)).resolves.toBe(2);
+    const hung = p.run("hang").catch((e: unknown) => e);
+    const started = performance.now();
+    const err = await p.run(2).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(err).toBeInstanceOf(JobWaitError);
+    expect(err).toMatchObject({ waitedMs: 150, message: "the job waited 150 ms for a worker, all of them busy" });
+    expect(p.queued).toBe(0);
+    await p.close();
+    expect(await hung).toBeInstanceOf(PoolClosedError);
+  });
+
+  it("with maxWaitMs, does not count the time a worker takes to load against a waiting job", async () => {
+    // The worker says it is ready only after 400 ms: the job waits for it and runs.
+    const slow = `setTimeout(() => { ${DOUBLER} }, 400);`.replace('const { parentPort } = require("node:worker_threads");', "");
+    const { p } = pool({ code: `const { parentPort } = require("node:worker_threads");\n${slow}`, maxWaitMs: 100 });
+    await expect(p.run(4)).resolves.toBe(8);
   });
 
   it("fails the job of a worker that dies, and replaces the worker", async () => {
