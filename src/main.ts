@@ -104,12 +104,13 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   async function runSteps(): Promise<void> {
     const registryFile = await steps.readRegistryFile(ctx);
     const schemas = steps.startSchemaChecks(ctx);
+    const payloads = steps.startPayloadChecks(ctx);
     await steps.listenOps(ctx);
     const nats = await steps.connectNats(ctx);
     const stores = await steps.openStores(ctx, nats);
     const leaseStore = await steps.openLeaseStore(ctx, nats);
     const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker);
+    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads);
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);

@@ -25,6 +25,8 @@ import type { OpsServer } from "./adapters/http/ops-server.js";
 import { FleetGauges } from "./adapters/http/fleet-gauges.js";
 import { SchemaPool } from "./adapters/workers/schema-pool.js";
 import { PooledSchemaChecks } from "./service/schema-checks.js";
+import { PayloadCheckPool } from "./adapters/workers/payload-check-pool.js";
+import { PooledPayloadChecks, type PayloadChecks } from "./service/payload-checks.js";
 import { readText, watchFile } from "./adapters/file/watched-file.js";
 import { ViewFeed } from "./service/view-feed.js";
 import { Registrar } from "./service/registrar.js";
@@ -116,6 +118,30 @@ export function startSchemaChecks(ctx: StartContext): SchemaChecksStep {
   const warmed = pool.warm();
   warmed.catch(() => undefined); // awaited by awaitSchemaWorkers; a start that fails before must not leave it unhandled
   return { checker: new PooledSchemaChecks(pool), warmed };
+}
+
+/**
+ * Payloads (the `check` op) are validated by worker threads of their own, with a time budget
+ * and a bounded queue: a hostile check costs a worker its budget, never the event loop. Next
+ * to the schema checks on the teardown stack, for the same reason. No worker is loaded until
+ * the first check.
+ */
+export function startPayloadChecks(ctx: StartContext): PayloadChecks {
+  const { config, metrics } = ctx;
+  const log = ctx.root.child({ component: "payload-check-workers" });
+  const pool = new PayloadCheckPool({
+    workers: config.payloadCheckWorkers,
+    queue: config.payloadCheckQueue,
+    timeoutMs: config.payloadCheckTimeoutMs,
+    compileTimeoutMs: config.schemaCheckTimeoutMs,
+    onWorkerLost: (reason, err) => {
+      metrics.payloadCheckWorkersLost.inc({ reason });
+      if (reason === "boot") log.error({ err }, "payload check workers cannot start: checks get 503 until one does");
+      else log.warn({ err, reason }, "a payload check worker was stopped and will be replaced; the check it ran was refused");
+    },
+  });
+  ctx.teardown.defer("stopping the payload check workers", () => pool.close());
+  return new PooledPayloadChecks(pool);
 }
 
 /** The endpoints open once a schema worker is ready, so no registration waits for one to load. */
@@ -258,7 +284,7 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
 }
 
 /** Builds the use cases and wires them to each other; nothing starts yet. */
-export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, leaseStore: StoreWriter, publisher: EventPublisher, checker: SchemaChecks): UseCases {
+export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, leaseStore: StoreWriter, publisher: EventPublisher, checker: SchemaChecks, payloads: PayloadChecks): UseCases {
   const { config, clock, metrics, view, root } = ctx;
   const evictor = new Evictor({
     store,
@@ -382,6 +408,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     log: root.child({ component: "queries" }),
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
     onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
+    payloads,
   });
   nats.events.onDown.push(() => {
     evictor.disconnected();

@@ -42,9 +42,9 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { readonly status: numb
   payload_too_large: { status: 413, when: "body over the size limit (default 256 KiB), refused before any parsing" },
   limit_exceeded: {
     status: 429,
-    when: "a configured quota would be exceeded (instance metadata size, instances per agent type, agent types per tenant, schema versions, the store's size); the message names the limit",
+    when: "a configured quota would be exceeded (instance metadata size, instances per agent type, agent types per tenant, schema versions, the store's size, a payload check's time); the message names the limit",
   },
-  unavailable: { status: 503, when: "the store cannot be reached; or the agent type is over a per-type budget (rate limit)" },
+  unavailable: { status: 503, when: "the store cannot be reached; or the agent type is over a per-type budget (rate limit); or payload checks are busy" },
   stale_view: { status: 503, when: "min_revision was not reached by this replica's view in time (2 s)" },
   internal: { status: 500, when: "anything else; logged with a correlation id that the message repeats" },
 };

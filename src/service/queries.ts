@@ -43,7 +43,7 @@ import { SerializedReply } from "./serialized-reply.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
 import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
-import { PayloadChecker } from "../domain/spec/payload-check.js";
+import { InlinePayloadChecks, type PayloadChecks } from "./payload-checks.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
 import { dependencyGraph, withFileWarnings } from "../domain/graph/graph-query.js";
@@ -80,8 +80,8 @@ export class QueryService {
   /** The search index, built from the first search on, in slices that never hold the event loop long. */
   readonly search: SearchIndexer;
   readonly lookupCache = new LookupCache<SerializedReply>();
-  /** Compiled validators of the schemas payloads were checked against (the `check` op). */
-  private readonly payloads = new PayloadChecker();
+  /** Payload validation for the `check` op: in worker threads in the service (payload-checks.ts). */
+  private readonly payloads: PayloadChecks;
   /** Capability schemas with their named refs inlined, as lookup, capabilities, toolspec and check use them. */
   readonly resolution: SchemaResolution;
   /** Request bytes (with the tenant) -> lookup cache key, oldest first; see cachedLookup. */
@@ -98,8 +98,9 @@ export class QueryService {
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
-    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[] } = {},
+    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[]; payloads?: PayloadChecks } = {},
   ) {
+    this.payloads = opts.payloads ?? new InlinePayloadChecks();
     this.fileWarnings = opts.fileWarnings ?? (() => []);
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
     this.resolution = new SchemaResolution(view.namedSchemas, {
@@ -143,7 +144,9 @@ export class QueryService {
     }
     if (op === "search") await this.searchCaughtUp(body);
     const revision = this.view.revision;
-    const result = this.handlers[op](body, tenant, data);
+    const answer = this.handlers[op](body, tenant, data);
+    // Only `check` answers later (its validation runs in a worker); the reply says the revision its schema was chosen at.
+    const result = answer instanceof Promise ? await answer : answer;
     if (result instanceof SerializedReply) return result.close(revision);
     // A document op answers the document itself, with no field of the registry's beside it.
     if (op === "sbom") return result;
@@ -222,7 +225,7 @@ export class QueryService {
     return matches[0]!;
   }
 
-  private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object> = {
+  private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object | Promise<object>> = {
     lookup: (body, tenant, data) => {
       const q = parseMessage(lookupQuery, body, "lookup");
       checkVersionRange(q);
@@ -376,14 +379,15 @@ export class QueryService {
       return exportToolspec(this.resolution.spec(this.visibleAgent(q.agent_type, tenant).spec));
     },
 
-    // Section 11.4: an answer, not a refusal, for a payload that breaks the schema.
-    check: (body, tenant) => {
+    // Section 11.4: an answer, not a refusal, for a payload that breaks the schema. The
+    // validation runs in a worker thread; one past its budget is refused (payload-checks.ts).
+    check: (body, tenant, data) => {
       const q = parseMessage(checkQuery, body, "check");
       const direction = q.direction ?? "input";
       const { agent, cap } = this.checkedProvider(q.capability, q.agent_type, tenant);
       const schema = this.resolution.forCheck(direction === "input" ? cap.input_schema : cap.output_schema);
-      const errors = this.payloads.check(schema, q.payload, direction);
-      return { valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version };
+      const checked = this.payloads.check(schema, { value: q.payload, request: data }, direction);
+      return checked.then((errors) => ({ valid: errors.length === 0, errors, agent_type: agent.agent_type, version: agent.spec.version }));
     },
 
     // Section 11.2: the graph (the whole of it, not cut: a document cannot be paged) written

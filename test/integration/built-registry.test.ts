@@ -3,7 +3,8 @@
  * through the file's #! line, no tsx. Worker
  * threads load their entry file differently from source and from dist
  * (adapters/workers/module-worker.ts); every other test runs from source, so this one builds
- * src/ (about 10 s) and checks that the built service compiles schemas in its workers.
+ * src/ (about 10 s) and checks that the built service compiles schemas and checks payloads
+ * in its workers.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -39,7 +40,7 @@ afterAll(async () => {
   rmSync(BUILD, { recursive: true, force: true });
 });
 
-it("built with tsc and run as the agent-registry command, compiles capability schemas in its worker threads", { timeout: 60_000 }, async () => {
+it("built with tsc and run as the agent-registry command, compiles capability schemas and checks payloads in its worker threads", { timeout: 60_000 }, async () => {
   // Run as the installed `agent-registry serve` runs: through the #! line, which gives node the
   // service's V8 flags, so the start has nothing to warn about.
   proc = await spawnRegistry("built", { NATS_URL: server.url, REGISTRY_PREFIX: PREFIX, REGISTRY_BUCKET: "built-registry", REGISTRY_EVENTS_STREAM: "BUILT_EVENTS", LOG_LEVEL: "warn" }, { main: join(BUILD, "dist/cli/main.js"), asBin: true });
@@ -53,6 +54,11 @@ it("built with tsc and run as the agent-registry command, compiles capability sc
     const refused = await client.request("register.refused", { spec: spec("refused", { capabilities: [{ name: "refused.run", description: "", input_schema: bad, output_schema: {} }] }) }, 30_000);
     expect(refused.body.error?.issues?.[0]?.path).toBe("capabilities.0.input_schema.properties.q.pattern");
     expect(metricValue(await proc.metrics(), "agent_registry_schema_workers_lost_total")).toBe(0);
+    const valid = await client.request("check", { capability: "built.run", payload: { q: "aaab" } }, 30_000);
+    expect(valid.body).toMatchObject({ valid: true, agent_type: "built" });
+    const invalid = await client.request("check", { capability: "built.run", payload: { q: "aaa" } }, 30_000);
+    expect(invalid.body).toMatchObject({ valid: false, errors: [{ path: "payload.q" }] });
+    expect(metricValue(await proc.metrics(), "agent_registry_payload_check_workers_lost_total")).toBe(0);
   } finally {
     await client.close();
   }

@@ -9,6 +9,7 @@ const EXPECTED = {
   agent_registry_heartbeats_total: { type: "counter", labels: ["outcome"] },
   agent_registry_deregistrations_total: { type: "counter", labels: ["reason"] },
   agent_registry_schema_workers_lost_total: { type: "counter", labels: ["reason"] },
+  agent_registry_payload_check_workers_lost_total: { type: "counter", labels: ["reason"] },
   agent_registry_evictions_total: { type: "counter", labels: [] },
   agent_registry_evictor_stalls_total: { type: "counter", labels: [] },
   agent_registry_suspect_marks_total: { type: "counter", labels: [] },

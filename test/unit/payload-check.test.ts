@@ -4,7 +4,8 @@
  * when a schema says so, and patterns on the linear-time engine (a pattern that backtracks for
  * seconds in V8 answers at once).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { Ajv } from "ajv";
 import { PayloadChecker, checkedValue } from "../../src/domain/spec/payload-check.js";
 
 const checker = new PayloadChecker();
@@ -61,6 +62,23 @@ describe("PayloadChecker", () => {
     const evil = { type: "string", pattern: "^(a+)+b$" };
     expect(checker.check(evil, `${"a".repeat(40)}c`)).toEqual([{ path: "payload", message: 'must match pattern "^(a+)+b$"' }]);
     expect(checker.check(evil, `${"a".repeat(40)}b`)).toEqual([]);
+  });
+
+  it("prepares a check against a schema sent as its JSON text that answers as check does, compiling each text once", () => {
+    const text = JSON.stringify(schema);
+    const own = new PayloadChecker();
+    const compile = vi.spyOn(Ajv.prototype, "compile");
+    try {
+      for (const payload of [{ text: "hi" }, { items: [{ id: "x" }] }, { parts: [{ kind: "text", text: "x" }] }, { parts: [{ data: { text: "" } }] }]) {
+        expect(own.prepare(text)(payload, "input")).toEqual(checker.check(schema, payload, "input"));
+      }
+      expect(own.prepare("false")({}, "output")).toEqual([{ path: "payload", message: "the capability's output schema accepts nothing" }]);
+      expect(own.prepare("{}")("anything")).toEqual([]);
+      // `checker` had compiled the schema before; `own` compiled it once for all its checks.
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it("keeps working past its cache and its ajv instances' compile budget, with schemas sharing an $id", () => {

@@ -74,6 +74,12 @@ export function createMetrics(registry: Registry = new Registry()) {
       labelNames: ["reason"] as const,
       registers,
     }),
+    payloadCheckWorkersLost: new Counter({
+      name: "agent_registry_payload_check_workers_lost_total",
+      help: "Payload check worker threads replaced, by reason (timeout: a check ran past REGISTRY_PAYLOAD_CHECK_TIMEOUT_MS and was refused; crash; boot: none could start)",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
     evictions: new Counter({
       name: "agent_registry_evictions_total",
       help: "Instances evicted by this replica for missed heartbeats",

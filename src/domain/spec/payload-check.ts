@@ -5,7 +5,9 @@
  * (schema-compiler.ts: no `$data`, no remote refs, the linear-time regex engine), plus every
  * error, so a caller (or a model) learns all it must fix at once. The registry already
  * compiled each schema when the agent registered, so a schema here is known to compile
- * within bounds.
+ * within bounds; matching a payload is another matter (RE2 is linear in the input times the
+ * size of the pattern's program: seconds for a long value and a large pattern), so the
+ * service runs this in worker threads with a time budget (adapters/workers/payload-worker.ts).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -51,13 +53,34 @@ export class PayloadChecker {
     if ("problem" in target) return [target.problem];
     if (schema === false) return [{ path: target.path, message: `the capability's ${direction} schema accepts nothing` }];
     if (!isObject(schema)) return [{ path: target.path, message: `the capability's ${direction} schema is not a schema` }];
-    const validate = this.#validator(schema);
-    if (validate(target.value)) return [];
-    return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => issueOf(e, target.path));
+    return problems(this.#validator(schema), target);
   }
 
-  #validator(schema: Record<string, unknown>): ValidateFunction {
-    const key = JSON.stringify(schema);
+  /** True when `prepare(schemaText)` finds the validator compiled (it would not compile now). */
+  isPrepared(schemaText: string): boolean {
+    return this.#validators.has(schemaText);
+  }
+
+  /**
+   * The check against a schema sent as its JSON text (a worker's side), compiled now or found
+   * compiled: the text is the key of the validator, so a schema seen before is neither parsed
+   * nor compiled again. Compiling and checking are two steps, so a worker can bound them apart.
+   */
+  prepare(schemaText: string): (payload: unknown, direction?: PayloadDirection) => ErrorIssue[] {
+    let validate = this.#validators.get(schemaText);
+    if (!validate) {
+      const schema = JSON.parse(schemaText) as unknown;
+      if (!isObject(schema) || Object.keys(schema).length === 0) return (payload, direction = "input") => this.check(schema, payload, direction);
+      validate = this.#validator(schema, schemaText);
+    }
+    const compiled = validate;
+    return (payload) => {
+      const target = checkedValue(payload);
+      return "problem" in target ? [target.problem] : problems(compiled, target);
+    };
+  }
+
+  #validator(schema: Record<string, unknown>, key = JSON.stringify(schema)): ValidateFunction {
     const cached = this.#validators.get(key);
     if (cached) return cached;
     if (++this.#compiles > COMPILES_PER_INSTANCE) {
@@ -77,6 +100,11 @@ export class PayloadChecker {
     this.#validators.set(key, validate);
     return validate;
   }
+}
+
+function problems(validate: ValidateFunction, target: Checked): ErrorIssue[] {
+  if (validate(target.value)) return [];
+  return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => issueOf(e, target.path));
 }
 
 /** `/items/0` with a missing `name` becomes `payload.items.0.name`. */
