@@ -254,3 +254,19 @@ describe("refusals (invalid_card with the tool's path)", () => {
     expect(err.message).toMatch(/^mcp_toolspec cannot be used: mcp_toolspec\.tools\.1\.name: .* \(and 2 more\)$/);
   });
 });
+
+describe("a whole JSON-RPC response to tools/list", () => {
+  const response = { jsonrpc: "2.0", id: 2, result: { tools: [tool("read_file"), tool("write_file")] } };
+
+  it("registers its result, with a warning that says so", () => {
+    const r = importToolspec({ ...body([]), mcp_toolspec: response }, { agentType: "srv" });
+    expect(r.spec.capabilities.map((c) => c.name)).toEqual(["read_file", "write_file"]);
+    expect(r.warnings).toContain("mcp_toolspec: a whole JSON-RPC response; its result was registered (paths below are within the result)");
+  });
+
+  it("refuses an error response with its message, and anything else as before", () => {
+    const e = refusal(() => importToolspec({ ...body([]), mcp_toolspec: { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } } }, { agentType: "srv" }));
+    expect(e.issues?.[0]).toEqual({ path: "mcp_toolspec.error", message: 'a JSON-RPC error response, not a tools/list result: "Method not found"' });
+    expect(refusal(() => importToolspec({ ...body([]), mcp_toolspec: { jsonrpc: "2.0", id: 2 } }, { agentType: "srv" })).issues?.[0]?.path).toBe("mcp_toolspec.tools");
+  });
+});

@@ -128,8 +128,9 @@ function quote(value: unknown): string {
  * the guard's bounds. Other keys of a tools/list result (`_meta`) are not the server's tools
  * and are ignored; a `nextCursor` means the list was cut, which the reply should say.
  */
-function readTools(toolspec: unknown, warnings: string[]): unknown[] {
+function readTools(sent: unknown, warnings: string[]): unknown[] {
   const refuse = (path: string, message: string) => invalidCard(`mcp_toolspec cannot be used: ${path}: ${message}`, [{ path, message }]);
+  const toolspec = unwrapResponse(sent, warnings, refuse);
   if (!isPlainObject(toolspec)) throw refuse(ROOT, 'expected an object {"tools": [...]}, the result of MCP tools/list');
   const tools = toolspec["tools"];
   if (!Array.isArray(tools)) throw refuse(`${ROOT}.tools`, "expected an array of MCP tools");
@@ -140,6 +141,22 @@ function readTools(toolspec: unknown, warnings: string[]): unknown[] {
   if (hazard) throw refuse(hazard.path, hazard.message);
   if (typeof toolspec["nextCursor"] === "string") warnings.push(`${ROOT}.nextCursor: tools/list has more pages; only the tools sent were registered`);
   return tools;
+}
+
+/**
+ * A whole JSON-RPC response to tools/list, as a client logs it ({"jsonrpc", "id", "result"}),
+ * stands for its result: that is the document meant. An error response is refused with its
+ * message. Anything else is returned as sent.
+ */
+function unwrapResponse(sent: unknown, warnings: string[], refuse: (path: string, message: string) => Error): unknown {
+  if (!isPlainObject(sent) || typeof sent["jsonrpc"] !== "string" || sent["tools"] !== undefined) return sent;
+  if (isPlainObject(sent["error"])) {
+    const message = sent["error"]["message"];
+    throw refuse(`${ROOT}.error`, `a JSON-RPC error response, not a tools/list result${typeof message === "string" ? `: ${quote(message)}` : ""}`);
+  }
+  if (!isPlainObject(sent["result"])) return sent;
+  warnings.push(`${ROOT}: a whole JSON-RPC response; its result was registered (paths below are within the result)`);
+  return sent["result"];
 }
 
 /** One tool's capability; its problems go to `issues` (null when it has any). */
