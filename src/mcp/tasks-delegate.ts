@@ -30,7 +30,7 @@ export async function delegateTask(args: DelegateArgs, ctx: ToolContext): Promis
     ]);
   }
   try {
-    return await ctx.client.call(args.capability, args.payload ?? {}, { timeoutMs, checkReply: false });
+    return await callWithPayload(args.capability, args.payload ?? {}, timeoutMs, ctx);
   } catch (e) {
     if (e instanceof InvalidPayloadError) {
       const first = e.issues[0];
@@ -43,6 +43,37 @@ export async function delegateTask(args: DelegateArgs, ctx: ToolContext): Promis
   }
 }
 
+/**
+ * Calls with the payload as sent; when that is a string the schema refused and the string is a
+ * JSON object or array, with that value instead. Clients that render a form for the tool (the
+ * MCP Inspector) send an object typed into a text box as its text. The agent is called once at
+ * most: a refused payload never reaches it (the registry's check comes first).
+ */
+async function callWithPayload(capability: string, payload: unknown, timeoutMs: number, ctx: ToolContext): Promise<Delegated> {
+  try {
+    return await ctx.client.call(capability, payload, { timeoutMs, checkReply: false });
+  } catch (e) {
+    const parsed = e instanceof InvalidPayloadError && typeof payload === "string" ? jsonContainer(payload) : undefined;
+    if (parsed === undefined) throw e;
+    return await ctx.client.call(capability, parsed, { timeoutMs, checkReply: false });
+  }
+}
+
+/** The object or array a string holds as JSON text, or undefined. */
+function jsonContainer(text: string): object | undefined {
+  const t = text.trim();
+  if (!(t.startsWith("{") || t.startsWith("["))) return undefined;
+  try {
+    const value: unknown = JSON.parse(t);
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON value of any kind, declared as such so that clients that build forms from the schema know what to send. */
+const jsonValue = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string(), z.number(), z.boolean(), z.null()]);
+
 export const tasksDelegateTool = defineTool({
   name: "tasks_delegate",
   title: "Delegate a task",
@@ -54,7 +85,9 @@ export const tasksDelegateTool = defineTool({
     "timeout (no answer within timeout_ms; the task may still run), agent_error (the agent failed or nobody listens).",
   input: z.strictObject({
     capability: z.string().min(1).max(256).describe("the capability to use, such as text.summarize"),
-    payload: z.unknown().describe("the task: a JSON value matching the capability's input_schema, sent to the agent as is"),
+    payload: jsonValue.describe(
+      "the task: a JSON value matching the capability's input_schema (usually an object), sent to the agent as is; an object or array sent as JSON text is taken as that value when the schema refuses the text",
+    ).optional(),
     timeout_ms: z.number().int().min(1).max(MAX_DELEGATE_TIMEOUT_MS).describe("how long to wait for the answer, in milliseconds").optional(),
   }),
   output: delegateOutput,

@@ -96,6 +96,15 @@ describe("Streamable HTTP", () => {
       expect(ok.body).toEqual({ agent_type: "echo", nats_subject: "agent.tasks.echo", reply: "echo: hi" });
       const bad = await call(mcp.client, "tasks_delegate", { capability: "text.echo", payload: {} });
       expect(bad.body.error).toMatchObject({ code: "invalid_payload", issues: [{ path: "payload.text" }] });
+      // As the MCP Inspector sends an object typed into its form: as JSON text.
+      const asText = await call(mcp.client, "tasks_delegate", { capability: "text.echo", payload: '{"text": "typed"}' });
+      expect(asText.body).toEqual({ agent_type: "echo", nats_subject: "agent.tasks.echo", reply: "echo: typed" });
+      const notJson = await call(mcp.client, "tasks_delegate", { capability: "text.echo", payload: "{not json" });
+      expect(notJson.body.error).toMatchObject({ code: "invalid_payload" });
+      // The schema says what payload is, so a client that builds a form knows what to send.
+      const { tools } = await mcp.client.listTools();
+      const payload = (tools.find((t) => t.name === "tasks_delegate")?.inputSchema.properties as Record<string, any>)["payload"];
+      expect(JSON.stringify(payload)).toMatch(/"type":"object"/);
     } finally {
       await mcp.close();
     }
