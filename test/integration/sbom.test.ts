@@ -35,9 +35,15 @@ let check: ReturnType<typeof validators>;
 
 const agent = (name: string, version = "1.0.0") => ({ type: "agent", name, version });
 
+/** The highest store revision a registration here answered: queries pass it as min_revision so
+ * that they read a view that has applied every registration before them (the view applies the
+ * store's writes asynchronously, so without it a query may miss the last instance registered). */
+let registered = 0;
+
 async function register(agentType: string, overrides: Record<string, unknown> = {}) {
   const r = await raw.request(`register.${agentType}`, { spec: spec(agentType, overrides), instance_id: "i1", heartbeat_interval_ms: 3_600_000 });
   expect(r.ok, JSON.stringify(r.body)).toBe(true);
+  registered = Math.max(registered, r.body.revision);
 }
 
 beforeAll(async () => {
@@ -86,7 +92,7 @@ function bomRefs(doc: any): string[] {
 
 describe("CycloneDX 1.6", () => {
   it("writes one agent's dependency closure, valid against the official schema, every reference resolving", async () => {
-    const doc: any = await sdk.sbom({ agent_type: "sb-writer" });
+    const doc: any = await sdk.sbom({ agent_type: "sb-writer" }, { minRevision: registered });
     expect(check.cyclonedx(doc), JSON.stringify(check.cyclonedx.errors?.slice(0, 5))).toBe(true);
     expect(doc).toMatchObject({ bomFormat: "CycloneDX", specVersion: "1.6", version: 1 });
     // The schema does refuse what breaks it (a validator that accepts anything proves nothing).
@@ -116,7 +122,7 @@ describe("CycloneDX 1.6", () => {
   });
 
   it("writes the whole fleet when no agent_type is named", async () => {
-    const doc: any = await sdk.sbom();
+    const doc: any = await sdk.sbom({}, { minRevision: registered });
     expect(check.cyclonedx(doc), JSON.stringify(check.cyclonedx.errors?.slice(0, 5))).toBe(true);
     expect(doc.metadata.component).toBeUndefined();
     expect(bomRefs(doc)).toEqual(expect.arrayContaining(["agent:sb-alone@1.0.0", "agent:sb-writer@1.0.0", "mcp_server:sb-tools@1.0.0"]));
@@ -125,7 +131,7 @@ describe("CycloneDX 1.6", () => {
 
 describe("SPDX 2.3", () => {
   it("writes a document valid against the official schema, with DESCRIBES, CONTAINS and DEPENDS_ON", async () => {
-    const doc: any = await sdk.sbom({ agent_type: "sb-writer", format: "spdx" });
+    const doc: any = await sdk.sbom({ agent_type: "sb-writer", format: "spdx" }, { minRevision: registered });
     expect(check.spdx(doc), JSON.stringify(check.spdx.errors?.slice(0, 5))).toBe(true);
     expect(doc).toMatchObject({ spdxVersion: "SPDX-2.3", dataLicense: "CC0-1.0", SPDXID: "SPDXRef-DOCUMENT" });
     expect(check.spdx({ ...doc, packages: [{ name: "no id" }] })).toBe(false);
@@ -148,7 +154,7 @@ describe("a dependency chain longer than graph's depth", () => {
     const chain = Array.from({ length: 40 }, (_, i) => `sb-chain-${i + 1}`);
     for (const [i, type] of chain.entries()) await register(type, i + 1 < chain.length ? { depends: [agent(chain[i + 1]!)] } : {});
 
-    const cdx: any = await sdk.sbom({ agent_type: "sb-chain-1" });
+    const cdx: any = await sdk.sbom({ agent_type: "sb-chain-1" }, { minRevision: registered });
     expect(check.cyclonedx(cdx), JSON.stringify(check.cyclonedx.errors?.slice(0, 5))).toBe(true);
     expect(cdx.metadata.component.name).toBe("sb-chain-1");
     expect(cdx.components.map((c: any) => c.name)).toEqual(chain.slice(1));
@@ -156,7 +162,7 @@ describe("a dependency chain longer than graph's depth", () => {
     const deps = Object.fromEntries(cdx.dependencies.map((d: any) => [d.ref, d.dependsOn]));
     chain.forEach((type, i) => expect(deps[`agent:${type}@1.0.0`]).toEqual(i + 1 < chain.length ? [`agent:${chain[i + 1]}@1.0.0`] : []));
 
-    const spdx: any = await sdk.sbom({ agent_type: "sb-chain-1", format: "spdx" });
+    const spdx: any = await sdk.sbom({ agent_type: "sb-chain-1", format: "spdx" }, { minRevision: registered });
     expect(check.spdx(spdx), JSON.stringify(check.spdx.errors?.slice(0, 5))).toBe(true);
     expect(spdx.packages.map((p: any) => p.name)).toEqual(chain);
     expect(spdx.relationships.filter((r: any) => r.relationshipType === "DEPENDS_ON")).toHaveLength(chain.length - 1);
