@@ -5,14 +5,14 @@
  * which loads none of this.
  */
 export { createLogger, createRegistry, RegistryState } from "./main.js";
-export { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "./config.js";
+export { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "./config/service.js";
 export { ErrorCode, ERROR_CATALOGUE, RegistryError } from "./domain/errors.js";
 export { packageVersion } from "./version.js";
 
 export type { AgentRegistry, RegistryDeps } from "./main.js";
-export type { Config, ConfigInput } from "./config.js";
+export type { Config, ConfigInput } from "./config/service.js";
 export type { HealthCheck, HealthReport } from "./adapters/http/ops-server.js";
 export type { RegistryMetrics } from "./adapters/http/metrics.js";
 export type { Clock } from "./service/clock.js";
-export type { Logger, LogFn } from "./service/logger.js";
+export type { Logger, LogFn } from "./kit/logger.js";
 export type * from "./protocol/index.js";

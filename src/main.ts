@@ -6,17 +6,17 @@
  */
 import { hostname } from "node:os";
 import { Registry as MetricsRegistry } from "prom-client";
-import { pino } from "pino";
-import type { Config } from "./config.js";
-import { redactedConfig } from "./config.js";
+import type { Config } from "./config/service.js";
+import { redactedConfig } from "./config/service.js";
 import { RegistryView } from "./domain/view/view.js";
 import { subjects as makeSubjects } from "./protocol/subjects.js";
 import { missingNodeFlags } from "./node-flags.js";
 import { createMetrics, type RegistryMetrics } from "./adapters/http/metrics.js";
 import { createOpsServer, type HealthReport } from "./adapters/http/ops-server.js";
 import { systemClock, type Clock } from "./service/clock.js";
-import type { Logger } from "./service/logger.js";
-import { LOG_REDACT_PATHS, redactUrls } from "./service/log-redaction.js";
+import type { Logger } from "./kit/logger.js";
+import { redactUrls } from "./kit/log-redaction.js";
+import { createLogger as createProcessLogger } from "./kit/create-logger.js";
 import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start-steps.js";
@@ -44,8 +44,9 @@ export type AgentRegistry = {
   stop(reason?: string): Promise<void>;
 };
 
+/** The service's root logger, JSON lines on stdout (part of the package's API for embedders). */
 export function createLogger(level: Config["logLevel"]): Logger {
-  return pino({ level, base: { service: "agent-registry" }, redact: [...LOG_REDACT_PATHS] }) as unknown as Logger;
+  return createProcessLogger({ level, base: { service: "agent-registry" } });
 }
 
 export function createRegistry(deps: RegistryDeps): AgentRegistry {

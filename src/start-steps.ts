@@ -6,7 +6,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import type { Registry as MetricsRegistry } from "prom-client";
-import type { Config } from "./config.js";
+import type { Config } from "./config/service.js";
 import type { RegistryView } from "./domain/view/view.js";
 import type { SchemaChecks } from "./domain/spec/validation.js";
 import { TypeBudgets } from "./domain/rate-limit.js";
@@ -37,7 +37,7 @@ import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
 import { Evictor, stallThresholdMs } from "./service/evictor.js";
 import { StaticRegistry, parseRegistryFile, type FileWarnings, type LoadedRegistryFile } from "./service/static-registry.js";
 import type { Clock } from "./service/clock.js";
-import type { Logger } from "./service/logger.js";
+import type { Logger } from "./kit/logger.js";
 import type { TeardownStack } from "./teardown-stack.js";
 import { LEASE_KEY } from "./domain/view/records.js";
 import type { StoreWriter } from "./domain/ports.js";
@@ -547,8 +547,6 @@ export async function serve(ctx: StartContext, { nc }: Nats, { lease, evictor }:
   }
 }
 
-const commaList = (v: string | undefined): string[] | undefined => v?.split(",").map((s) => s.trim()).filter((s) => s !== "");
-
 /**
  * With REGISTRY_MCP_HTTP_PORT, the MCP endpoint of PROTOCOL.md section 13 beside the API: the
  * front of `agent-registry mcp --http-port`, asking the registry (whichever replica answers)
@@ -566,8 +564,8 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
     httpPort: config.mcpHttpPort,
     httpHost: config.mcpHttpHost,
     token: config.mcpToken,
-    allowedHosts: commaList(config.mcpAllowedHosts),
-    allowedOrigins: commaList(config.mcpAllowedOrigins),
+    allowedHosts: config.mcpAllowedHosts,
+    allowedOrigins: config.mcpAllowedOrigins,
     delegate: config.mcpDelegate,
     httpSessions: config.mcpHttpSessions,
     maxSessions: config.mcpMaxSessions,
@@ -590,9 +588,9 @@ export async function serveAudit(ctx: StartContext, { nc }: Nats): Promise<void>
   const [{ startMirror }, { createAuditMetrics }, { loadAuditConfig }] = await Promise.all([
     import("./audit/run.js"),
     import("./audit/metrics.js"),
-    import("./audit/config.js"),
+    import("./config/audit.js"),
   ]);
-  const config = loadAuditConfig({}, { DATABASE_URL: url, REGISTRY_EVENTS_STREAM: ctx.config.eventsStream });
+  const config = loadAuditConfig({}, {}, { databaseUrl: url, eventsStream: ctx.config.eventsStream });
   const log = ctx.root.child({ component: "audit" });
   const parts = await startMirror({ nc, config, prefix: ctx.config.prefix, version: ctx.version, log, metrics: createAuditMetrics(ctx.metrics.registry, false) });
   ctx.teardown.defer("stopping the audit mirror", () => parts.close());

@@ -4,7 +4,7 @@
  * as the thing it opened exists, so a stop, or a start that fails half-way, closes exactly
  * what is open, in the reverse order of opening, without a hand-written stop() to keep in step.
  */
-import type { Logger } from "./service/logger.js";
+import type { Logger } from "./kit/logger.js";
 
 type Close = { readonly name: string; readonly run: () => unknown };
 

@@ -11,7 +11,7 @@ import { parseRequestBody } from "../adapters/nats/request-body.js";
 import { newCorrelationId, respondWithError } from "../adapters/nats/endpoints.js";
 import { TENANT_RE } from "../protocol/ids.js";
 import { SERVICE_NAME, SERVICE_QUEUE } from "../protocol/subjects.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../kit/logger.js";
 import { history, type HistorySource } from "./history.js";
 import type { AuditMetrics } from "./metrics.js";
 

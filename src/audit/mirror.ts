@@ -15,7 +15,7 @@ import { jetstream, jetstreamManager, DeliverPolicy, type JsMsg } from "@nats-io
 import type { NatsConnection } from "@nats-io/nats-core";
 import { EventType, toCloudEvent, type AuditGapData } from "../protocol/events.js";
 import { subjects as subjectsOf } from "../protocol/subjects.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../kit/logger.js";
 import { AuditWriter, type Gap } from "./audit-store.js";
 import { BatchQueue } from "./batch-queue.js";
 import { toRow, type EventRow, type TenantBook } from "./event-rows.js";

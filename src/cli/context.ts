@@ -3,7 +3,7 @@
  * helpers, and the mapping of failures to exit codes and one-line messages.
  */
 import { errors, type NatsConnection } from "@nats-io/nats-core";
-import { CONFIG_VARIABLES } from "../config.js";
+import { CONFIG_VARIABLES } from "../config/service.js";
 import { connect, type ConnectOptions } from "../client/connection.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, permissionDenied } from "../client/errors.js";
 import { RegistryClient } from "../client/registry-client.js";

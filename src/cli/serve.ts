@@ -4,7 +4,7 @@
  * so it cannot drift from the configuration schema.
  */
 import { parseArgs } from "node:util";
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from "../config.js";
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from "../config/service.js";
 import { createRegistry } from "../main.js";
 
 export function serveHelp(): string {

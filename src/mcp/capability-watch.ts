@@ -10,7 +10,7 @@ import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { permissionDenied } from "../client/errors.js";
 import { EventType } from "../protocol/events.js";
 import type { Subjects } from "../protocol/subjects.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../kit/logger.js";
 
 /** Quiet time before the changes seen are reported: a fleet starting sends dozens within it. */
 export const CHANGE_QUIET_MS = 100;

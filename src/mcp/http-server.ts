@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { redactUrl } from "../service/log-redaction.js";
-import type { Logger } from "../service/logger.js";
+import { redactUrl } from "../kit/log-redaction.js";
+import type { Logger } from "../kit/logger.js";
 import { refusal, type HttpGuardOptions } from "./http-guard.js";
 import { rpcError as rpcErrorWithCode, type McpSessions } from "./http-sessions.js";
 

@@ -12,8 +12,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { guarded } from "../service/guarded.js";
-import type { Logger } from "../service/logger.js";
+import { guarded } from "../kit/guarded.js";
+import type { Logger } from "../kit/logger.js";
 import type { RegistryMcpServer } from "./server.js";
 
 export type SessionLimits = {

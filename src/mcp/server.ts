@@ -19,7 +19,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { packageVersion } from "../version.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../kit/logger.js";
 import { echo, type ToolErrorBody } from "./tool-error.js";
 import { CAPABILITIES_URI, cardTemplate, listResources, readResource } from "./resources.js";
 import { callTool, listedTool, type ToolContext } from "./tool-definition.js";

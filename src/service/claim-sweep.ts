@@ -14,8 +14,8 @@ import { isOrphanClaim } from "../domain/lifecycle/subject-claim.js";
 import { AgentStatus, type AgentState } from "../domain/view/model.js";
 import { encodeClaim, subjectClaimKey } from "../domain/view/subject-claims.js";
 import type { RegistryView } from "../domain/view/view.js";
-import type { Logger } from "./logger.js";
-import { loopPacer } from "./loop-pacer.js";
+import type { Logger } from "../kit/logger.js";
+import { loopPacer } from "../kit/loop-pacer.js";
 
 /** Agent types looked at between two turns of the event loop (loop-pacer.ts). */
 const SLICE = 500;

@@ -14,8 +14,8 @@ import { eventId, storeEventToCloudEvent } from "../domain/view/events.js";
 import { EventType, heartbeatEventJson, toCloudEvent, type HeartbeatData, type SelfPreservationData } from "../protocol/events.js";
 import type { InstanceStatus } from "../protocol/states.js";
 import type { Subjects } from "../protocol/subjects.js";
-import type { Logger } from "./logger.js";
-import { guardedInterval } from "./guarded.js";
+import type { Logger } from "../kit/logger.js";
+import { guardedInterval } from "../kit/guarded.js";
 
 export type EventSink = {
   /**

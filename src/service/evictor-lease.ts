@@ -19,8 +19,8 @@ import { StoreConflictError, type StoreEntry, type StoreHistory, type StoreWrite
 import { LEASE_KEY } from "../domain/view/records.js";
 import type { Liveness } from "../domain/lifecycle/liveness.js";
 import type { Clock } from "./clock.js";
-import type { Logger } from "./logger.js";
-import { guarded, guardedInterval } from "./guarded.js";
+import type { Logger } from "../kit/logger.js";
+import { guarded, guardedInterval } from "../kit/guarded.js";
 
 export type LeaseListener = { onAcquired(since: number): void; onLost(reason: string): void };
 

@@ -19,10 +19,10 @@ import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
 import { AgentStatus, type InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 import { ClaimSweep } from "./claim-sweep.js";
-import { guardedInterval } from "./guarded.js";
-import { loopPacer } from "./loop-pacer.js";
+import { guardedInterval } from "../kit/guarded.js";
+import { loopPacer } from "../kit/loop-pacer.js";
 
 const CONCURRENCY = 64;
 /** The wall clock moving this much more or less than the monotonic one between two ticks is a step (NTP, a VM resumed). */

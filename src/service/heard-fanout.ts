@@ -26,7 +26,7 @@
  * does not parse is skipped; a batch whose header does not parse (another version) is
  * dropped whole.
  */
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 
 /**
  * The messaging the fan-out needs, so the service layer stays free of nats.js (main.ts wires

@@ -51,7 +51,7 @@ import type { FileProblem } from "../domain/spec/registry-v2/problems.js";
 import { sbomDocument } from "../domain/sbom/sbom-document.js";
 import { randomUUID } from "node:crypto";
 import { packageVersion } from "../version.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
 /**

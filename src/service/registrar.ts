@@ -36,7 +36,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { HeartbeatReply, RegisterReply } from "../protocol/messages.js";
 import { isoTime } from "../protocol/iso-time.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
 import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";

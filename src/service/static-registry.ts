@@ -18,7 +18,7 @@ import { RemovalReason } from "../domain/view/records.js";
 import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut, type MappingOptions } from "../domain/spec/registry-v2/index.js";
 import type { AgentSpecInput } from "../domain/spec/spec.js";
 import type { RegistryView } from "../domain/view/view.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 import type { Registrar } from "./registrar.js";
 
 export class RegistryFileError extends Error {

@@ -4,7 +4,7 @@
  * find and fix it (`nats kv del`) without the log growing with every rewrite of the same key.
  * The keys remembered are bounded: past the bound further keys are counted, not logged.
  */
-import type { Logger } from "./logger.js";
+import type { Logger } from "../kit/logger.js";
 
 /** Distinct keys logged before the rest are only counted. */
 export const MAX_LOGGED_UNREADABLE_KEYS = 1000;

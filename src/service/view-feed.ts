@@ -20,8 +20,8 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { StoreEvent } from "../domain/view/events.js";
 import { parseKey } from "../domain/view/records.js";
 import { isSubjectClaimKey } from "../domain/view/subject-claims.js";
-import type { Logger } from "./logger.js";
-import { guardedInterval } from "./guarded.js";
+import type { Logger } from "../kit/logger.js";
+import { guardedInterval } from "../kit/guarded.js";
 import { UnreadableRecords } from "./unreadable-records.js";
 import { RevisionWaiters, type RevisionWait } from "./revision-waiters.js";
 

@@ -3,7 +3,7 @@
  * the ops server on a free port, stopped by resolving its `until`.
  */
 import type { ConnectionOptions } from "@nats-io/nats-core";
-import { loadAuditConfig } from "../../src/audit/config.js";
+import { loadAuditConfig } from "../../src/config/audit.js";
 import { runAudit } from "../../src/audit/run.js";
 import { sql } from "./postgres.js";
 import { captureLogs, type LogLine } from "./registry.js";

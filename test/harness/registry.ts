@@ -4,20 +4,19 @@
  * can assert on them), and a raw NATS client that speaks PROTOCOL.md like any other language would.
  */
 import { Writable } from "node:stream";
-import { pino } from "pino";
 import { connect } from "@nats-io/transport-node";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
-import { loadConfig, type ConfigInput } from "../../src/config.js";
+import { loadConfig, type ConfigInput } from "../../src/config/service.js";
 import { createRegistry, type AgentRegistry } from "../../src/main.js";
-import type { Logger } from "../../src/service/logger.js";
-import { LOG_REDACT_PATHS } from "../../src/service/log-redaction.js";
+import type { Logger } from "../../src/kit/logger.js";
+import { createLogger, type LogLevel } from "../../src/kit/create-logger.js";
 
 let bucketSeq = 0;
 
 export type LogLine = { level: number; msg: string; component?: string; [k: string]: unknown };
 
 /** A pino logger writing JSON lines into an array, censoring what the project's loggers censor. */
-export function captureLogs(level = "debug"): { logger: Logger; lines: LogLine[] } {
+export function captureLogs(level: LogLevel = "debug"): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -25,7 +24,7 @@ export function captureLogs(level = "debug"): { logger: Logger; lines: LogLine[]
       cb();
     },
   });
-  return { logger: pino({ level, redact: [...LOG_REDACT_PATHS] }, sink) as unknown as Logger, lines };
+  return { logger: createLogger({ level, to: sink }), lines };
 }
 
 export type TestRegistry = AgentRegistry & { logs: LogLine[] } & AsyncDisposable;

@@ -60,7 +60,7 @@ it("audit --migrate-only creates the schema and exits 0; without a database URL 
   expect(again.code).toBe(0);
   const missing = await cli(["audit"]);
   expect(missing.code).toBe(2);
-  expect(missing.stderr).toContain("--database-url / DATABASE_URL: required");
+  expect(missing.stderr).toContain("DATABASE_URL / --database-url: required");
 });
 
 it("history prints an agent's stored events, oldest first, as lines or JSON", async () => {

@@ -30,7 +30,7 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
   beforeAll(async () => {
     await ensureBuilt();
     server = await startNatsServer({ configText: AUTH_CONF, jetstream: true });
-    // The subjects, bucket and stream of auth.conf are the defaults of src/config.ts.
+    // The subjects, bucket and stream of auth.conf are the defaults of src/config/service.ts.
     registry = await startRegistry(server.url, {
       prefix: "registry",
       bucket: "agent-registry",

@@ -73,7 +73,7 @@ describe.skipIf(findNatsServerBinary() === null)("tenant binding under deploy/na
 
   beforeAll(async () => {
     server = await startNatsServer({ configText: CONF, jetstream: true });
-    // The subjects, bucket and stream of auth.conf are the defaults of src/config.ts.
+    // The subjects, bucket and stream of auth.conf are the defaults of src/config/service.ts.
     registry = await startRegistry(server.url, {
       prefix: "registry",
       bucket: "agent-registry",

@@ -12,7 +12,7 @@ import { STATIC_INSTANCE_ID, type InstanceStatus } from "../../src/domain/view/m
 import { agentPut, del, gonePut, instPut } from "./store-entries.js";
 import { makeSpec } from "./fixtures.js";
 import { Registry } from "prom-client";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { FleetGauges } from "../../src/adapters/http/fleet-gauges.js";
 

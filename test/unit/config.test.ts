@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "../../src/config.js";
+import { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "../../src/config/service.js";
 import { thrownError } from "./registry-error.js";
 
 const configError = (fn: () => unknown): ConfigError => thrownError(ConfigError, fn);

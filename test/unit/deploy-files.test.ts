@@ -1,6 +1,6 @@
 /**
  * The deployment files agree with the code and with each other: env names exist in
- * src/config.ts, ports match the Dockerfile, dashboards and alerts use real metrics, and the
+ * src/config/service.ts, ports match the Dockerfile, dashboards and alerts use real metrics, and the
  * NATS image is new enough. Nothing here needs Docker or a cluster.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -8,8 +8,8 @@ import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
-import { CONFIG_VARIABLES, loadConfig } from "../../src/config.js";
-import { AUDIT_VARIABLES, loadAuditConfig } from "../../src/audit/config.js";
+import { CONFIG_VARIABLES, loadConfig } from "../../src/config/service.js";
+import { AUDIT_VARIABLES, loadAuditConfig } from "../../src/config/audit.js";
 import { createAuditMetrics } from "../../src/audit/metrics.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 import { subjectIssues } from "../../src/domain/spec/subject-rules.js";

@@ -28,7 +28,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { COMMANDS, parseCommandArgs } from "../../src/cli/main.js";
-import { CONFIG_VARIABLES } from "../../src/config.js";
+import { CONFIG_VARIABLES } from "../../src/config/service.js";
 import { cliArgs, consoleCommands, extractBlocks, shellCommands, type DocBlock, type ShellCommand } from "./doc-blocks.js";
 
 const root = new URL("../../", import.meta.url).pathname;

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CONFIG_VARIABLES, ConfigError, configSchema, loadConfig } from "../../src/config.js";
-import { MCP_VARIABLES, mcpConfigSchema } from "../../src/mcp/config.js";
-import { AUDIT_VARIABLES, auditConfigSchema } from "../../src/audit/config.js";
+import { CONFIG_VARIABLES, ConfigError, configSchema, loadConfig } from "../../src/config/service.js";
+import { MCP_VARIABLES, mcpConfigSchema } from "../../src/config/mcp.js";
+import { AUDIT_VARIABLES, auditConfigSchema } from "../../src/config/audit.js";
 
 const whole = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
 // The service's table comes first; the MCP server's settings have a section of their own.

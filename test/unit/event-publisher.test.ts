@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CloudEvent, StoreEvent } from "../../src/domain/view/events.js";
 import { subjects } from "../../src/protocol/subjects.js";
 import { EventPublisher, type EventSink } from "../../src/service/event-publisher.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 
 type Position = { revision: number; index: number };
 

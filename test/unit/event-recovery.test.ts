@@ -10,7 +10,7 @@ import type { StoreHistory } from "../../src/domain/ports.js";
 import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/view/records.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 import { ViewFeed } from "../../src/service/view-feed.js";
 import { readPublishedThrough } from "../../src/service/evictor-lease.js";
 

@@ -7,7 +7,7 @@ import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { StoreUnavailableError, type StoreWriter } from "../../src/domain/ports.js";
 import { LEASE_KEY } from "../../src/domain/view/records.js";
 import { EvictorLease, readPublishedThrough } from "../../src/service/evictor-lease.js";
-import { silentLogger, type Logger } from "../../src/service/logger.js";
+import { silentLogger, type Logger } from "../../src/kit/logger.js";
 import { captureLogs } from "../harness/registry.js";
 
 const LEASE_MS = 3000; // renewal period: 1000 ms

@@ -8,7 +8,7 @@ import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { Evictor, stallThresholdMs } from "../../src/service/evictor.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { catchUp, registrarSettings } from "./fixtures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { guarded } from "../../src/service/guarded.js";
+import { guarded } from "../../src/kit/guarded.js";
 import { captureLogs } from "../harness/registry.js";
 
 describe("guarded", () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HeardFanout, type HeardBus, type HeardFanoutDeps } from "../../src/service/heard-fanout.js";
-import type { Logger } from "../../src/service/logger.js";
+import type { Logger } from "../../src/kit/logger.js";
 
 const ROOT = "registry._replica.heard";
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);

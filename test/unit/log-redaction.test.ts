@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretParam, redactUrl } from "../../src/service/log-redaction.js";
+import { isSecretParam, redactUrl } from "../../src/kit/log-redaction.js";
 
 describe("redactUrl", () => {
   it("replaces the web page's token in a request path and keeps the rest as written", () => {

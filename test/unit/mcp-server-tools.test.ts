@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/mcp/tool-definition.js";
 import { callTool, listedTool } from "../../src/mcp/tool-definition.js";
 import { registryTools } from "../../src/mcp/tools.js";
-import { loadMcpConfig, McpConfigError } from "../../src/mcp/config.js";
+import { loadMcpConfig } from "../../src/config/mcp.js";
+import { ConfigError } from "../../src/config/load.js";
 import { toolErrorBody } from "../../src/mcp/tool-error.js";
 import { NotFoundError, RegistryTimeoutError } from "../../src/client/errors.js";
 
@@ -79,9 +80,9 @@ describe("MCP settings", () => {
   });
 
   it("names the flag and the variable of a bad value", () => {
-    expect(() => loadMcpConfig({ "http-port": "http" }, {})).toThrow(McpConfigError);
-    expect(() => loadMcpConfig({ "http-port": "http" }, {})).toThrow(/^--http-port \/ REGISTRY_MCP_HTTP_PORT: /);
-    expect(() => loadMcpConfig({}, { REGISTRY_MCP_DELEGATE_TIMEOUT_MS: "500000" })).toThrow(/--delegate-timeout .*must not exceed/);
+    expect(() => loadMcpConfig({ "http-port": "http" }, {})).toThrow(ConfigError);
+    expect(() => loadMcpConfig({ "http-port": "http" }, {})).toThrow(/REGISTRY_MCP_HTTP_PORT \/ --http-port: /);
+    expect(() => loadMcpConfig({}, { REGISTRY_MCP_DELEGATE_TIMEOUT_MS: "500000" })).toThrow(/--delegate-timeout: .*must not exceed/);
   });
 
   it("keeps HTTP stateless unless sessions are asked for, and bounds them", () => {
@@ -89,7 +90,7 @@ describe("MCP settings", () => {
     const on = loadMcpConfig({ "http-sessions": true, "max-sessions": "50" }, { REGISTRY_MCP_SESSION_IDLE_MS: "60000" });
     expect(on).toMatchObject({ httpSessions: true, maxSessions: 50, sessionIdleMs: 60000 });
     expect(loadMcpConfig({}, { REGISTRY_MCP_HTTP_SESSIONS: "true" }).httpSessions).toBe(true);
-    expect(() => loadMcpConfig({ "max-sessions": "0" }, {})).toThrow(/^--max-sessions \/ REGISTRY_MCP_MAX_SESSIONS: /);
-    expect(() => loadMcpConfig({}, { REGISTRY_MCP_SESSION_IDLE_MS: "0" })).toThrow(/^--session-idle-timeout \/ REGISTRY_MCP_SESSION_IDLE_MS: /);
+    expect(() => loadMcpConfig({ "max-sessions": "0" }, {})).toThrow(/REGISTRY_MCP_MAX_SESSIONS \/ --max-sessions: /);
+    expect(() => loadMcpConfig({}, { REGISTRY_MCP_SESSION_IDLE_MS: "0" })).toThrow(/REGISTRY_MCP_SESSION_IDLE_MS \/ --session-idle-timeout: /);
   });
 });

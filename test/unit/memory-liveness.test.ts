@@ -12,7 +12,7 @@ import type { InstanceState } from "../../src/domain/view/model.js";
 import { decodeInstanceRecord, encodeRecord, instanceKey, markedInstanceRecord } from "../../src/domain/view/records.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { Evictor } from "../../src/service/evictor.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { catchUp, registrarSettings } from "./fixtures.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/service.js";
 import { hasCredentials, isLoopbackServer, noAuthWarning } from "../../src/adapters/nats/nats-connection.js";
 
 describe("the no-auth warning of serve (issue 14, finding 16)", () => {

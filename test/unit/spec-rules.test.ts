@@ -5,7 +5,7 @@
  * control or invisible formatting characters.
  */
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError, loadConfig } from "../../src/config/service.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { subjectIssues, subjectPolicyProblem } from "../../src/domain/spec/subject-rules.js";
 import { MAX_WEIGHT, NATS_SUBJECT_RE, QUEUE_GROUP_RE, RESERVED_SUBJECT_RE } from "../../src/protocol/index.js";

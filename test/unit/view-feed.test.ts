@@ -6,7 +6,7 @@ import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { encodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { silentLogger } from "../../src/service/logger.js";
+import { silentLogger } from "../../src/kit/logger.js";
 import { ViewFeed, type ViewFeedDeps } from "../../src/service/view-feed.js";
 import { waitFor } from "../harness/wait.js";
 

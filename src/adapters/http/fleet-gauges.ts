@@ -6,8 +6,8 @@
  * about 60 ms). An update that throws is logged, never fatal (issue 14).
  */
 import type { RegistryView } from "../../domain/view/view.js";
-import type { Logger } from "../../service/logger.js";
-import { guarded, guardedInterval } from "../../service/guarded.js";
+import type { Logger } from "../../kit/logger.js";
+import { guarded, guardedInterval } from "../../kit/guarded.js";
 import type { RegistryMetrics } from "./metrics.js";
 import type { Quotas } from "../../domain/lifecycle/quotas.js";
 import { AgentTally } from "../../domain/view/agent-tally.js";

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { isRegistryError } from "../../domain/errors.js";
-import { redactUrl } from "../../service/log-redaction.js";
+import { redactUrl } from "../../kit/log-redaction.js";
 
 export interface HealthCheck {
   ok: boolean;

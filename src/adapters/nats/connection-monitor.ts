@@ -8,7 +8,7 @@
  */
 import { errors, type NatsConnection } from "@nats-io/nats-core";
 import type { RegistryMetrics } from "../http/metrics.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../kit/logger.js";
 
 export type ConnectionHooks = {
   onUp?: (up: boolean) => void;

@@ -22,7 +22,7 @@ import type { Registrar } from "../../service/registrar.js";
 import type { SchemaRegistrar } from "../../service/schema-registrar.js";
 import { schemaPutMessage } from "../../service/messages.js";
 import type { QueryService } from "../../service/queries.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, SERVICE_NAME, SERVICE_QUEUE, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
 
 export const CORRELATION_HEADER = "Registry-Correlation-Id";

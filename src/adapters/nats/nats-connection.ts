@@ -11,9 +11,9 @@ import { AuthorizationError, type ConnectionOptions, type NatsConnection } from 
 import { connect as natsConnect } from "@nats-io/transport-node";
 import semver from "semver";
 import { connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "../../client/connection.js";
-import type { Config } from "../../config.js";
-import type { Logger } from "../../service/logger.js";
-import { redactUrls } from "../../service/log-redaction.js";
+import type { Config } from "../../config/service.js";
+import type { Logger } from "../../kit/logger.js";
+import { redactUrls } from "../../kit/log-redaction.js";
 import { findNatsServerBinary, natsServerBinaryName, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
 
 export const MIN_CLUSTER_VERSION = "2.10.23";

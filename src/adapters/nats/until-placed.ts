@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { RequestError, TimeoutError } from "@nats-io/nats-core";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../kit/logger.js";
 
 /** The wait after each failed attempt, the last repeated. */
 export const PLACEMENT_RETRY_MS = [250, 500, 1000, 2000, 5000] as const;

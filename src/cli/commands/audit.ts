@@ -3,10 +3,9 @@
  * process that copies every stored registry event into PostgreSQL exactly once and answers
  * `history`. `--migrate-only` applies the schema and exits. Logs are JSON lines on stderr.
  */
-import { AUDIT_VARIABLES, AuditConfigError, loadAuditConfig } from "../../audit/config.js";
+import { AUDIT_VARIABLES, loadAuditConfig } from "../../config/audit.js";
+import { ConfigError } from "../../config/load.js";
 import { connectionOptions } from "../../client/connection.js";
-import type { Logger } from "../../service/logger.js";
-import { LOG_REDACT_PATHS } from "../../service/log-redaction.js";
 import { packageVersion } from "../../version.js";
 import { ExitCode, UsageError, connectOptions, type Command, type OptionSpec } from "../context.js";
 
@@ -43,16 +42,12 @@ export const auditCommand: Command = {
     try {
       config = loadAuditConfig(ctx.values, ctx.io.env);
     } catch (e) {
-      if (e instanceof AuditConfigError) throw new UsageError(e.message);
+      if (e instanceof ConfigError) throw new UsageError(e.problems.join("; "));
       throw e;
     }
     // Loaded here, so the other commands do not load pg.
-    const [{ pino }, { runAudit, migrateOnly }] = await Promise.all([import("pino"), import("../../audit/run.js")]);
-    // Synchronous writes, so the last lines before an exit are not lost.
-    const log = pino(
-      { level: config.logLevel, base: { component: "audit" }, redact: [...LOG_REDACT_PATHS] },
-      pino.destination({ dest: 2, sync: true }),
-    ) as unknown as Logger;
+    const [{ createLogger }, { runAudit, migrateOnly }] = await Promise.all([import("../../kit/create-logger.js"), import("../../audit/run.js")]);
+    const log = createLogger({ level: config.logLevel, base: { component: "audit" }, to: "stderr" });
     const until = ctx.io.interrupted();
     if (ctx.values["migrate-only"] === true) {
       await migrateOnly(config, log, until);

@@ -3,9 +3,8 @@
  * stdio (what an MCP client spawns) or Streamable HTTP. Logs are JSON lines on stderr: on
  * stdio, stdout belongs to the protocol.
  */
-import { MCP_VARIABLES, McpConfigError, loadMcpConfig } from "../../mcp/config.js";
-import type { Logger } from "../../service/logger.js";
-import { LOG_REDACT_PATHS } from "../../service/log-redaction.js";
+import { MCP_VARIABLES, loadMcpConfig } from "../../config/mcp.js";
+import { ConfigError } from "../../config/load.js";
 import { ExitCode, UsageError, type Command, type OptionSpec } from "../context.js";
 
 const flagDoc = (flag: (typeof MCP_VARIABLES)[number]["flag"]): string => {
@@ -45,16 +44,12 @@ export const mcpCommand: Command = {
     try {
       config = loadMcpConfig(ctx.values, ctx.io.env);
     } catch (e) {
-      if (e instanceof McpConfigError) throw new UsageError(e.message);
+      if (e instanceof ConfigError) throw new UsageError(e.problems.join("; "));
       throw e;
     }
     // Loaded here, so the other commands do not load the MCP SDK.
-    const [{ pino }, { runMcp }] = await Promise.all([import("pino"), import("../../mcp/run.js")]);
-    // Synchronous writes, so the last lines before an exit are not lost.
-    const log = pino(
-      { level: config.logLevel, base: { component: "mcp" }, redact: [...LOG_REDACT_PATHS] },
-      pino.destination({ dest: 2, sync: true }),
-    ) as unknown as Logger;
+    const [{ createLogger }, { runMcp }] = await Promise.all([import("../../kit/create-logger.js"), import("../../mcp/run.js")]);
+    const log = createLogger({ level: config.logLevel, base: { component: "mcp" }, to: "stderr" });
     const nc = await ctx.nc();
     const client = await ctx.client();
     await runMcp({ config, nc, client, log, until: ctx.io.interrupted() });

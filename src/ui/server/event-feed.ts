@@ -15,7 +15,7 @@ import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type OrderedConsumerOptions } from "@nats-io/jetstream";
 import { filterSubjects, openEventConsumer, startPolicy, subjectMatches, supportsManyFilters, type EventConsumer } from "../../client/events.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
-import { redactUrl } from "../../service/log-redaction.js";
+import { redactUrl } from "../../kit/log-redaction.js";
 
 export type EventFeedOptions = {
   nc: NatsConnection;

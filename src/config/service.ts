@@ -1,22 +1,21 @@
 /**
- * Configuration: environment and flags parsed once with zod, every default in this file,
- * the result deep-frozen. docs/configuration.md is checked against CONFIG_VARIABLES by a test.
+ * Settings of the service (`agent-registry serve`, and createRegistry for embedders): its own
+ * rows, and the MCP front's rows that `serve` also takes (config/mcp.ts), under the `mcp`
+ * prefix. Loaded by config/load.ts; every default is in the tables. docs/configuration.md is
+ * checked against CONFIG_VARIABLES by a test.
  */
 import { z } from "zod";
-import { subjectPolicyProblem } from "./domain/spec/subject-rules.js";
-import { redactUrl, redactUrls } from "./service/log-redaction.js";
+import { subjectPolicyProblem } from "../domain/spec/subject-rules.js";
+import { redactUrl, redactUrls } from "../kit/log-redaction.js";
+import { auditSettingFields } from "./audit.js";
+import { bool, int, logLevel, optionalString } from "./fields.js";
+import { ConfigError, loadSettings, prefixed, prefixedKey, type Env, type GivenFlag } from "./load.js";
+import { DELEGATE_TIMEOUTS_PROBLEM, MCP_VARIABLES, mcpSettingFields } from "./mcp.js";
 
-const bool = z
-  .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
-  .transform((v) => (typeof v === "boolean" ? v : ["true", "1", "yes", "on"].includes(v)));
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v === "" ? undefined : v));
+export { ConfigError };
 
-/** One row per setting: environment variable, flag, default, and what it does. */
-export const CONFIG_VARIABLES = [
+/** The service's own settings: environment variable, flag, default, and what it does. */
+const SERVICE_VARIABLES = [
   { key: "natsUrl", env: "NATS_URL", flag: "nats", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma-separated" },
   { key: "natsUser", env: "NATS_USER", flag: "user", default: undefined, doc: "NATS user name" },
   { key: "natsPassword", env: "NATS_PASSWORD", flag: "password", default: undefined, doc: "NATS password (never logged)" },
@@ -74,22 +73,21 @@ export const CONFIG_VARIABLES = [
   { key: "ui", env: "REGISTRY_UI", flag: "ui", default: true, doc: "serve the operator's web page at /ui/ on the ops server (docs/ui.md); false turns it off" },
   { key: "uiToken", env: "REGISTRY_UI_TOKEN", flag: "ui-token", default: undefined, doc: "token the web page and its feed require (bearer header, basic auth password, cookie or ?token=; never logged)" },
   { key: "uiMaxClients", env: "REGISTRY_UI_MAX_CLIENTS", flag: "ui-max-clients", default: 64, doc: "open /ui/events streams at most; one more is refused with 503" },
-  { key: "mcpHttpPort", env: "REGISTRY_MCP_HTTP_PORT", flag: "mcp-http-port", default: undefined, doc: "also serve the MCP endpoint (Streamable HTTP at POST /mcp, docs/mcp.md) on this port; 0 picks a free port; unset: off" },
-  { key: "mcpHttpHost", env: "REGISTRY_MCP_HTTP_HOST", flag: "mcp-http-host", default: "127.0.0.1", doc: "address the MCP endpoint binds to" },
-  { key: "mcpToken", env: "REGISTRY_MCP_TOKEN", flag: "mcp-token", default: undefined, doc: "bearer token every MCP request must carry (never logged)" },
-  { key: "mcpAllowedHosts", env: "REGISTRY_MCP_ALLOWED_HOSTS", flag: "mcp-allowed-hosts", default: undefined, doc: "more host names an MCP request's Host may name, comma-separated (loopback names and the bind address always)" },
-  { key: "mcpAllowedOrigins", env: "REGISTRY_MCP_ALLOWED_ORIGINS", flag: "mcp-allowed-origins", default: undefined, doc: "origins a browser's MCP request may come from, comma-separated (unset: loopback origins only)" },
-  { key: "mcpHttpSessions", env: "REGISTRY_MCP_HTTP_SESSIONS", flag: "mcp-http-sessions", default: false, doc: "keep a session per MCP client (GET stream, resource update notifications); clients must keep reaching this replica" },
-  { key: "mcpMaxSessions", env: "REGISTRY_MCP_MAX_SESSIONS", flag: "mcp-max-sessions", default: 1000, doc: "live MCP sessions at most; a new one beyond it is refused with 503" },
-  { key: "mcpSessionIdleMs", env: "REGISTRY_MCP_SESSION_IDLE_MS", flag: "mcp-session-idle-ms", default: 1800000, doc: "an MCP session with no request in flight and no open stream for this long is closed" },
-  { key: "mcpDelegate", env: "REGISTRY_MCP_DELEGATE", flag: "mcp-delegate", default: false, doc: "list the tasks_delegate tool on the MCP endpoint" },
-  { key: "mcpDelegateTimeoutMs", env: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS", flag: "mcp-delegate-timeout-ms", default: 30000, doc: "how long tasks_delegate waits when the call gives no timeout_ms" },
-  { key: "mcpMaxDelegateTimeoutMs", env: "REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS", flag: "mcp-max-delegate-timeout-ms", default: 300000, doc: "the longest timeout_ms a tasks_delegate call may ask for" },
   { key: "databaseUrl", env: "DATABASE_URL", flag: "database-url", default: undefined, doc: "also run the audit mirror (docs/audit.md) against this PostgreSQL database, with its default settings; unset: off (the password is never logged)" },
   { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
 ] as const;
+
+/** The MCP front's rows that `serve` takes too, under the `mcp` prefix and `serve`'s own flag. */
+const SERVE_MCP_VARIABLES = MCP_VARIABLES.flatMap((row) =>
+  "serve" in row ? [{ key: prefixedKey("mcp", row.key), env: row.env, flag: row.serve.flag, default: row.default, doc: row.serve.doc }] : [],
+);
+
+/** One row per setting: environment variable, flag, default, and what it does. */
+export const CONFIG_VARIABLES = [...SERVICE_VARIABLES, ...SERVE_MCP_VARIABLES];
+
+const { logLevel: _mcpLogLevel, ...servedMcpFields } = mcpSettingFields;
 
 export const configSchema = z.object({
   natsUrl: z.string().min(1).default("nats://127.0.0.1:4222"),
@@ -151,24 +149,14 @@ export const configSchema = z.object({
   ui: bool.default(true),
   uiToken: optionalString,
   uiMaxClients: int(1, 10_000).default(64),
-  mcpHttpPort: int(0, 65535).optional(),
-  mcpHttpHost: z.string().min(1).default("127.0.0.1"),
-  mcpToken: optionalString,
-  mcpAllowedHosts: optionalString,
-  mcpAllowedOrigins: optionalString,
-  mcpHttpSessions: bool.default(false),
-  mcpMaxSessions: int(1, 1_000_000).default(1000),
-  mcpSessionIdleMs: int(1, 24 * 3600_000).default(1800000),
-  mcpDelegate: bool.default(false),
-  mcpDelegateTimeoutMs: int(1, 600_000).default(30000),
-  mcpMaxDelegateTimeoutMs: int(1, 600_000).default(300000),
   registryFile: optionalString,
-  databaseUrl: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), "a postgres:// or postgresql:// URL"),
+  databaseUrl: auditSettingFields.databaseUrl.optional(),
   replicaName: optionalString,
-  logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  logLevel,
+  ...prefixed("mcp", servedMcpFields),
 })
   .refine((c) => c.mcpDelegateTimeoutMs <= c.mcpMaxDelegateTimeoutMs, {
-    message: "REGISTRY_MCP_DELEGATE_TIMEOUT_MS must not exceed REGISTRY_MCP_MAX_DELEGATE_TIMEOUT_MS",
+    message: DELEGATE_TIMEOUTS_PROBLEM,
     path: ["mcpDelegateTimeoutMs"],
   })
   .refine((c) => c.minHeartbeatIntervalMs <= c.maxHeartbeatIntervalMs, {
@@ -179,41 +167,12 @@ export const configSchema = z.object({
 export type Config = Readonly<z.infer<typeof configSchema>>;
 export type ConfigInput = Partial<z.input<typeof configSchema>>;
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
 /**
  * Builds the configuration from the environment, then flags (flags win), then `overrides`
  * (used by tests and embedding code). Errors name the variable or flag that was wrong.
  */
-export function loadConfig(
-  env: Readonly<Record<string, string | undefined>> = {},
-  flags: Readonly<Record<string, string | boolean | undefined>> = {},
-  overrides: ConfigInput = {},
-): Config {
-  const raw: Record<string, unknown> = {};
-  for (const v of CONFIG_VARIABLES) {
-    const fromEnv = env[v.env];
-    if (fromEnv !== undefined && fromEnv !== "") raw[v.key] = fromEnv;
-    const fromFlag = flags[v.flag];
-    if (fromFlag !== undefined) raw[v.key] = fromFlag;
-  }
-  Object.assign(raw, overrides);
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? "");
-      const v = CONFIG_VARIABLES.find((c) => c.key === key);
-      const name = v ? `${v.env} / --${v.flag}` : key;
-      return `${name}: ${issue.message}`;
-    });
-    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
-  }
-  return deepFreeze(parsed.data);
+export function loadConfig(env: Env = {}, flags: Readonly<Record<string, GivenFlag>> = {}, overrides: ConfigInput = {}): Config {
+  return loadSettings(CONFIG_VARIABLES, configSchema, { env, flags, overrides });
 }
 
 /** The configuration as it may be logged: secrets replaced. */
@@ -224,12 +183,4 @@ export function redactedConfig(config: Config): Record<string, unknown> {
   out["natsUrl"] = redactUrls(config.natsUrl);
   if (typeof out["databaseUrl"] === "string") out["databaseUrl"] = redactUrl(out["databaseUrl"]);
   return out;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object") {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,10 +1,12 @@
 /**
- * Settings of `agent-registry audit`, the PostgreSQL mirror (PROTOCOL.md section 12), from
- * flags and environment variables (flags win), parsed once with zod and frozen. The NATS
- * connection, prefix and request timeout are the CLI's common options (src/cli/context.ts).
- * docs/configuration.md lists these rows and a test checks it against this table.
+ * Settings of the audit mirror (PROTOCOL.md section 12): `agent-registry audit`, and the mirror
+ * `serve` runs with these defaults when given a database URL. The NATS connection, prefix and
+ * request timeout are the CLI's common options (src/cli/context.ts). docs/configuration.md
+ * lists these rows and a test checks it against this table.
  */
 import { z } from "zod";
+import { int, logLevel } from "./fields.js";
+import { loadSettings, type Env, type GivenFlag, type SettingSources } from "./load.js";
 
 export const AUDIT_VARIABLES = [
   { key: "databaseUrl", env: "DATABASE_URL", flag: "database-url", default: undefined, doc: "PostgreSQL connection URL of the audit database (required; the password is never logged)" },
@@ -18,9 +20,8 @@ export const AUDIT_VARIABLES = [
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "level of the JSON logs written to stderr" },
 ] as const;
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-
-export const auditConfigSchema = z.object({
+/** The fields of the audit settings; `serve` takes databaseUrl from here. */
+export const auditSettingFields = {
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// URL"),
   eventsStream: z.string().regex(/^[A-Za-z0-9_-]+$/, "a stream name").default("REGISTRY_EVENTS"),
   batchSize: int(1, 10_000).default(500),
@@ -29,37 +30,14 @@ export const auditConfigSchema = z.object({
   httpHost: z.string().min(1).default("0.0.0.0"),
   standbyRetryMs: int(10, 600_000).default(2000),
   maxRetryMs: int(10, 600_000).default(30000),
-  logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-});
+  logLevel,
+};
+
+export const auditConfigSchema = z.object(auditSettingFields);
 
 export type AuditConfig = Readonly<z.output<typeof auditConfigSchema>>;
 
-export class AuditConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AuditConfigError";
-  }
-}
-
-type Given = string | boolean | string[] | undefined;
-
-/** Flags win over the environment; an empty variable counts as unset. Errors name the flag and the variable. */
-export function loadAuditConfig(flags: Readonly<Record<string, Given>>, env: Readonly<Record<string, string | undefined>>): AuditConfig {
-  const raw: Record<string, unknown> = {};
-  for (const v of AUDIT_VARIABLES) {
-    const fromEnv = env[v.env];
-    if (fromEnv !== undefined && fromEnv !== "") raw[v.key] = fromEnv;
-    const fromFlag = flags[v.flag];
-    if (fromFlag !== undefined) raw[v.key] = fromFlag;
-  }
-  const parsed = auditConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const v = AUDIT_VARIABLES.find((c) => c.key === issue.path[0]);
-      const what = issue.code === "invalid_type" && raw[String(issue.path[0])] === undefined ? "required" : issue.message;
-      return `${v ? `--${v.flag} / ${v.env}` : String(issue.path[0] ?? "")}: ${what}`;
-    });
-    throw new AuditConfigError(lines.join("; "));
-  }
-  return Object.freeze(parsed.data);
+/** Flags win over the environment; an empty variable counts as unset. */
+export function loadAuditConfig(flags: Readonly<Record<string, GivenFlag>>, env: Env, overrides?: SettingSources["overrides"]): AuditConfig {
+  return loadSettings(AUDIT_VARIABLES, auditConfigSchema, { env, flags, ...(overrides ? { overrides } : {}) });
 }
