@@ -559,7 +559,8 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
   // Loaded only when asked for: the MCP SDK is not part of every start.
   const { startHttpFront, toolContext } = await import("./mcp/run.js");
   const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
-  const tools = toolContext(client, nc, { delegateTimeoutMs: config.mcpDelegateTimeoutMs, maxDelegateTimeoutMs: config.mcpMaxDelegateTimeoutMs });
+  const log = ctx.root.child({ component: "mcp" });
+  const tools = toolContext(client, nc, { delegateTimeoutMs: config.mcpDelegateTimeoutMs, maxDelegateTimeoutMs: config.mcpMaxDelegateTimeoutMs }, log);
   const settings = {
     httpPort: config.mcpHttpPort,
     httpHost: config.mcpHttpHost,
@@ -571,7 +572,7 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
     maxSessions: config.mcpMaxSessions,
     sessionIdleMs: config.mcpSessionIdleMs,
   };
-  const endpoint = await startHttpFront(settings, tools, ctx.root.child({ component: "mcp" }));
+  const endpoint = await startHttpFront(settings, tools, log);
   ctx.teardown.defer("closing the MCP endpoint", () => endpoint.close());
 }
 

@@ -93,5 +93,5 @@ export const capabilitiesListTool = defineTool({
   }),
   output: capabilitiesListOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => capabilitiesPage(client, { query: args.query, kind: args.kind }, args.limit ?? DEFAULT_PAGE, args.cursor),
+  run: async (args, { link }) => capabilitiesPage(await link.client(), { query: args.query, kind: args.kind }, args.limit ?? DEFAULT_PAGE, args.cursor),
 });

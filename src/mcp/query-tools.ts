@@ -32,7 +32,8 @@ export const agentsDiscoverTool = defineTool({
   input: z.strictObject({ capability: capability.optional(), kind: kind.optional(), limit: limit(100, DEFAULT_PAGE).optional(), cursor: cursor.optional() }),
   output: discoverOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => {
+  run: async (args, { link }) => {
+    const client = await link.client();
     const req: DiscoverRequest = { limit: args.limit ?? DEFAULT_PAGE };
     if (args.capability !== undefined) req.capability = args.capability;
     if (args.kind !== undefined) req.kind = args.kind;
@@ -57,7 +58,8 @@ export const capabilityLookupTool = defineTool({
   }),
   output: lookupOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => {
+  run: async (args, { link }) => {
+    const client = await link.client();
     const req: LookupRequest = { capability: args.capability, limit: args.limit ?? DEFAULT_PAGE };
     if (args.version !== undefined) req.version = args.version;
     if (args.cursor !== undefined) req.cursor = args.cursor;
@@ -83,7 +85,8 @@ export const agentGetTool = defineTool({
   }),
   output: getOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => {
+  run: async (args, { link }) => {
+    const client = await link.client();
     const req: GetRequest = { agent_type: args.agent_type, instances_limit: args.instances_limit ?? DEFAULT_INSTANCES };
     if (args.instances_cursor !== undefined) req.instances_cursor = args.instances_cursor;
     return client.get(req);
@@ -100,7 +103,7 @@ export const agentCardTool = defineTool({
   input: z.strictObject({ agent_type: agentType, a2a_version: z.enum(["1.0", "0.3"]).describe("A2A version of the card (default 1.0)").optional() }),
   output: cardOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => client.card(args.agent_type, args.a2a_version !== undefined ? { a2aVersion: args.a2a_version } : {}),
+  run: async (args, { link }) => (await link.client()).card(args.agent_type, args.a2a_version !== undefined ? { a2aVersion: args.a2a_version } : {}),
 });
 
 export const routeTool = defineTool({
@@ -118,7 +121,8 @@ export const routeTool = defineTool({
   }),
   output: routeOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => {
+  run: async (args, { link }) => {
+    const client = await link.client();
     const req: RouteRequest = {};
     if (args.skill !== undefined) req.skill = args.skill;
     if (args.tags !== undefined) req.tags = args.tags;
@@ -136,7 +140,7 @@ export const searchTool = defineTool({
   input: z.strictObject({ query: z.string().min(1).max(1024).describe("words describing the task"), limit: limit(100, 10).optional() }),
   output: searchOutput,
   annotations: READ_ONLY,
-  run: (args, { client }) => client.search(args.limit !== undefined ? { query: args.query, limit: args.limit } : { query: args.query }),
+  run: async (args, { link }) => (await link.client()).search(args.limit !== undefined ? { query: args.query, limit: args.limit } : { query: args.query }),
 });
 
 export { READ_ONLY };

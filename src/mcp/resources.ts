@@ -58,11 +58,13 @@ export async function listResources(client: RegistryClient, cursor?: string): Pr
 /** The error's `data.uri` (MCP's resource-not-found shape) for a URI of a sensible length; none for a longer one. */
 const uriData = (uri: string): { uri: string } | undefined => (uri.length <= 2048 ? { uri } : undefined);
 
-export async function readResource(client: RegistryClient, uri: string): Promise<ReadResourceResult> {
+/** `registry` gives the client once the URI is known to name a resource: one that names none is refused as such, NATS or not. */
+export async function readResource(registry: () => Promise<RegistryClient>, uri: string): Promise<ReadResourceResult> {
   const json = (value: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] });
-  if (uri === CAPABILITIES_URI) return json(await client.capabilitiesAll({}));
+  if (uri === CAPABILITIES_URI) return json(await (await registry()).capabilitiesAll({}));
   const agentType = CARD_URI_RE.exec(uri)?.[1];
   if (agentType === undefined || !AGENT_TYPE_RE.test(agentType)) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${echo(uri)}: known are ${CAPABILITIES_URI} and ${CARD_URI_TEMPLATE}`, uriData(uri));
+  const client = await registry();
   try {
     return json((await client.card(agentType)).card);
   } catch (e) {

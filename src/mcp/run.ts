@@ -1,14 +1,16 @@
 /**
- * The MCP front's composition: a tool context over the SDK client, then either one stdio
+ * The MCP front's composition: a tool context over the NATS link (which may still be
+ * connecting: the front serves from the start, src/mcp/nats-link.ts), then either one stdio
  * session (stdout carries protocol frames and nothing else; logs go to stderr) or the HTTP
- * endpoint, and the capability event subscription that feeds resource updates. Runs until
- * `until` resolves (a signal) or, on stdio, the client closes the stream; then tears down in
- * reverse order.
+ * endpoint, and the capability event subscription that feeds resource updates, started on the
+ * connection once there is one. Runs until `until` resolves (a signal) or, on stdio, the
+ * client closes the stream; then tears down in reverse order.
  */
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { RegistryClient } from "../client/registry-client.js";
+import { NatsLink, type RegistryLink } from "./nats-link.js";
 import type { Logger } from "../kit/logger.js";
 import { watchCapabilityChanges } from "./capability-watch.js";
 import type { McpConfig } from "../config/mcp.js";
@@ -20,8 +22,8 @@ import type { ToolContext } from "./tool-definition.js";
 
 export type RunMcpDeps = {
   config: McpConfig;
-  nc: NatsConnection;
-  client: RegistryClient;
+  /** The registry through NATS; the caller owns it (and closes it after). */
+  link: RegistryLink;
   log: Logger;
   /** Resolves when the process is asked to stop. */
   until: Promise<unknown>;
@@ -30,9 +32,24 @@ export type RunMcpDeps = {
   stdout?: Writable;
 };
 
-/** What the tools work with: the client (whose `call` delegates tasks) and the connection the capability watch listens on. */
-export function toolContext(client: RegistryClient, nc: NatsConnection, config: Pick<McpConfig, "delegateTimeoutMs" | "maxDelegateTimeoutMs">): ToolContext {
-  return { client, nc, delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
+type DelegateTimeouts = Pick<McpConfig, "delegateTimeoutMs" | "maxDelegateTimeoutMs">;
+
+/** What the tools work with: the link to the registry (whose client's `call` delegates tasks, and whose connection the capability watch listens on). */
+export function linkedToolContext(link: RegistryLink, config: DelegateTimeouts): ToolContext {
+  return { link, delegateTimeoutMs: config.delegateTimeoutMs, maxDelegateTimeoutMs: config.maxDelegateTimeoutMs };
+}
+
+/** The tool context over a connection that is already open and stays its owner's (`serve`'s). */
+export function toolContext(client: RegistryClient, nc: NatsConnection, config: DelegateTimeouts, log: Logger): ToolContext {
+  return linkedToolContext(NatsLink.adopt(nc, client, log), config);
+}
+
+/** The capability event subscription on each connection the link makes, undone by the function returned. */
+function watchOnConnection(link: RegistryLink, onChange: () => void, log: Logger): () => void {
+  return link.onConnection((nc) => {
+    const watch = watchCapabilityChanges(nc, link.subjects, onChange, log);
+    return () => watch.stop();
+  });
 }
 
 export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedHosts" | "allowedOrigins" | "delegate" | "httpSessions" | "maxSessions" | "sessionIdleMs"> & {
@@ -48,7 +65,7 @@ export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolConte
   if (!isLoopback(settings.httpHost) && settings.token === undefined) {
     log.warn({ host: settings.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
   }
-  const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.client.tenant, log };
+  const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.link.tenant, log };
   const sessions = settings.httpSessions
     ? new McpSessions({
         maxSessions: settings.maxSessions,
@@ -57,7 +74,7 @@ export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolConte
         log,
       })
     : undefined;
-  const watch = sessions ? watchCapabilityChanges(ctx.nc, ctx.client.subjects, () => sessions.capabilitiesChanged(), log) : undefined;
+  const stopWatch = sessions ? watchOnConnection(ctx.link, () => sessions.capabilitiesChanged(), log) : undefined;
   let endpoint: McpHttpEndpoint;
   try {
     endpoint = await startMcpHttp({
@@ -69,7 +86,7 @@ export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolConte
       log,
     });
   } catch (err) {
-    watch?.stop();
+    stopWatch?.();
     throw err;
   }
   log.info(
@@ -78,36 +95,37 @@ export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolConte
       port: endpoint.port,
       // Not `token`, which the loggers censor whatever it holds (LOG_REDACT_PATHS).
       auth: settings.token === undefined ? "off" : "token",
-      tenant: ctx.client.tenant ?? null,
+      tenant: ctx.link.tenant ?? null,
+      nats: ctx.link.status().connected ? "connected" : "connecting",
       delegate: settings.delegate,
       sessions: settings.httpSessions ? { max: settings.maxSessions, idle_ms: settings.sessionIdleMs } : false,
     },
     `MCP server at ${endpoint.url}`,
   );
-  if (!watch) return endpoint;
+  if (!stopWatch) return endpoint;
   return {
     url: endpoint.url,
     port: endpoint.port,
     async close() {
-      watch.stop();
+      stopWatch();
       await endpoint.close();
     },
   };
 }
 
 export async function runMcp(deps: RunMcpDeps): Promise<void> {
-  const { config, nc, client, log } = deps;
-  const ctx = toolContext(client, nc, config);
-  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: true, tenant: client.tenant, log };
+  const { config, link, log } = deps;
+  const ctx = linkedToolContext(link, config);
+  const options: RegistryMcpOptions = { delegate: config.delegate, subscriptions: true, tenant: link.tenant, log };
   const teardown: Array<() => Promise<void> | void> = [];
   try {
     if (config.httpPort === undefined) {
       if (config.httpSessions) log.warn("--http-sessions has no effect without --http-port: stdio is one session already");
       const session = createRegistryMcpServer(ctx, options);
-      const watch = watchCapabilityChanges(nc, client.subjects, () => {
+      const stopWatch = watchOnConnection(link, () => {
         session.capabilitiesChanged().catch((err: unknown) => log.warn({ err }, "could not send a resource update"));
       }, log);
-      teardown.push(() => watch.stop());
+      teardown.push(stopWatch);
       const stdin = deps.stdin ?? process.stdin;
       const transport = new StdioServerTransport(stdin, deps.stdout ?? process.stdout);
       const ended = new Promise<void>((resolve) => {
@@ -117,7 +135,10 @@ export async function runMcp(deps: RunMcpDeps): Promise<void> {
       });
       await session.server.connect(transport);
       teardown.push(() => session.server.close());
-      log.info({ tools: options.delegate ? "with tasks_delegate" : "queries only", tenant: client.tenant ?? null, prefix: client.subjects.prefix }, "MCP server on stdio");
+      log.info(
+        { tools: options.delegate ? "with tasks_delegate" : "queries only", tenant: link.tenant ?? null, prefix: link.subjects.prefix, nats: link.status().connected ? "connected" : "connecting" },
+        "MCP server on stdio",
+      );
       await Promise.race([ended, deps.until]);
     } else {
       const endpoint = await startHttpFront({ ...config, httpPort: config.httpPort }, ctx, log);

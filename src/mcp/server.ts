@@ -88,9 +88,10 @@ export function createRegistryMcpServer(ctx: ToolContext, options: RegistryMcpOp
     return result;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ctx.client, req.params?.cursor));
+  // Without NATS, the link's `unavailable` refusal (naming the URL) is the JSON-RPC error's message.
+  server.setRequestHandler(ListResourcesRequestSchema, async (req) => listResources(await ctx.link.client(), req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [cardTemplate] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ctx.client, req.params.uri));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(() => ctx.link.client(), req.params.uri));
   if (options.subscriptions) {
     server.setRequestHandler(SubscribeRequestSchema, (req) => {
       if (req.params.uri !== CAPABILITIES_URI) {

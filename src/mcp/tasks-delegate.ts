@@ -50,12 +50,13 @@ export async function delegateTask(args: DelegateArgs, ctx: ToolContext): Promis
  * most: a refused payload never reaches it (the registry's check comes first).
  */
 async function callWithPayload(capability: string, payload: unknown, timeoutMs: number, ctx: ToolContext): Promise<Delegated> {
+  const client = await ctx.link.client();
   try {
-    return await ctx.client.call(capability, payload, { timeoutMs, checkReply: false });
+    return await client.call(capability, payload, { timeoutMs, checkReply: false });
   } catch (e) {
     const parsed = e instanceof InvalidPayloadError && typeof payload === "string" ? jsonContainer(payload) : undefined;
     if (parsed === undefined) throw e;
-    return await ctx.client.call(capability, parsed, { timeoutMs, checkReply: false });
+    return await client.call(capability, parsed, { timeoutMs, checkReply: false });
   }
 }
 

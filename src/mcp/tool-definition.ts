@@ -5,16 +5,15 @@
  * shows, and a handler that asks the registry through the SDK client.
  */
 import { z } from "zod";
-import type { NatsConnection } from "@nats-io/nats-core";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { RegistryClient } from "../client/registry-client.js";
 import { ErrorCode } from "../protocol/errors.js";
+import type { RegistryLink } from "./nats-link.js";
 import { ToolError, toolErrorBody } from "./tool-error.js";
 import { errorBodySchema } from "./tool-schemas.js";
 
 export type ToolContext = {
-  readonly client: RegistryClient;
-  readonly nc: NatsConnection;
+  /** The registry through NATS, which may not be connected yet: `link.client()` refuses with `unavailable` until it is. */
+  readonly link: RegistryLink;
   /** `tasks_delegate`'s timeout when the call gives none, and the most a call may ask for. */
   readonly delegateTimeoutMs: number;
   readonly maxDelegateTimeoutMs: number;

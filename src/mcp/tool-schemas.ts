@@ -112,6 +112,10 @@ export const healthOutput = z.looseObject({
   ready_agents: z.number().int().nullable().describe("agent types with at least one ready instance"),
   revision: z.number().int().nullable(),
   version: z.string().describe("version of agent-registry serving this MCP endpoint"),
+  connected: z.boolean().describe("whether this server is connected to NATS; it keeps trying while it is not"),
+  nats_url: z.string().describe("the NATS server(s) this server connects to, credentials redacted"),
+  since: z.string().describe("when the connection took its current state (connected, or down), ISO 8601"),
+  last_error: z.string().nullable().describe("why the last connection attempt failed, or how the connection was lost; null while connected"),
   reason: z.string().optional().describe("why the registry is not healthy"),
 });
 

@@ -169,7 +169,7 @@ describe("closing the endpoint", () => {
   it("ends every session and refuses requests after", async () => {
     const { logger, lines } = captureLogs();
     const settings = { httpPort: 0, httpHost: "127.0.0.1", delegate: false, httpSessions: true, maxSessions: 10, sessionIdleMs: 1_800_000 };
-    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }), logger);
+    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }, logger), logger);
     const [a, b] = await Promise.all([openSession(endpoint.url, {}), openSession(endpoint.url, {})]);
     try {
       await endpoint.close();
@@ -187,7 +187,7 @@ describe("the session limit under concurrent initialize requests", () => {
   it("starts exactly as many sessions as the limit allows", async () => {
     const { logger } = captureLogs("warn");
     const settings = { httpPort: 0, httpHost: "127.0.0.1", delegate: false, httpSessions: true, maxSessions: 2, sessionIdleMs: 1_800_000 };
-    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }), logger);
+    const endpoint = await startHttpFront(settings, toolContext(client, nc, { delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 1000 }, logger), logger);
     try {
       const answers = await Promise.all(Array.from({ length: 6 }, () => post(endpoint.url, INIT, { authorization: "" })));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 503, 503, 503, 503]);

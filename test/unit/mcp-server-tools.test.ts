@@ -18,7 +18,7 @@ const ajv = new Ajv({ strict: false, allErrors: true });
 
 // Any use of the registry in these tests is a bug: argument checks come first.
 const noRegistry = new Proxy({}, { get: () => () => Promise.reject(new Error("the registry was asked")) });
-const ctx = { client: noRegistry, nc: noRegistry, delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 2000 } as unknown as ToolContext;
+const ctx = { link: noRegistry, delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 2000 } as unknown as ToolContext;
 
 describe("tool definitions", () => {
   it("lists tasks_delegate only when delegation is enabled", () => {

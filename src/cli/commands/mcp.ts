@@ -1,11 +1,14 @@
 /**
  * `mcp`: the registry as an MCP server (PROTOCOL.md section 13) for LLM coordinators, over
  * stdio (what an MCP client spawns) or Streamable HTTP. Logs are JSON lines on stderr: on
- * stdio, stdout belongs to the protocol.
+ * stdio, stdout belongs to the protocol. It serves even when NATS cannot be reached yet,
+ * connecting in the background, so a client sees `registry_health` say why rather than a
+ * closed connection.
  */
+import { connectionOptions } from "../../client/connection.js";
 import { MCP_VARIABLES, loadMcpConfig } from "../../config/mcp.js";
 import { ConfigError } from "../../config/load.js";
-import { ExitCode, UsageError, type Command, type OptionSpec } from "../context.js";
+import { connectOptions, ExitCode, UsageError, type Command, type OptionSpec } from "../context.js";
 
 const flagDoc = (flag: (typeof MCP_VARIABLES)[number]["flag"]): string => {
   const v = MCP_VARIABLES.find((c) => c.flag === flag)!;
@@ -29,7 +32,7 @@ const options: Record<string, OptionSpec> = {
 
 export const mcpCommand: Command = {
   name: "mcp",
-  summary: "serve the registry to MCP clients (LLM coordinators) over stdio, or Streamable HTTP with --http-port",
+  summary: "serve the registry to MCP clients (LLM coordinators) over stdio, or Streamable HTTP with --http-port; starts while NATS is down and connects in the background",
   usage: "mcp [--http-port PORT [--http-host HOST] [--http-token TOKEN] [--allowed-host NAME]... [--allowed-origin ORIGIN]... [--http-sessions [--max-sessions N] [--session-idle-timeout MS]]] [--enable-delegate]",
   examples: [
     "agent-registry mcp --nats nats://127.0.0.1:4222",
@@ -48,11 +51,16 @@ export const mcpCommand: Command = {
       throw e;
     }
     // Loaded here, so the other commands do not load the MCP SDK.
-    const [{ createLogger }, { runMcp }] = await Promise.all([import("../../kit/create-logger.js"), import("../../mcp/run.js")]);
+    const [{ createLogger }, { runMcp }, { NatsLink }] = await Promise.all([import("../../kit/create-logger.js"), import("../../mcp/run.js"), import("../../mcp/nats-link.js")]);
     const log = createLogger({ level: config.logLevel, base: { component: "mcp" }, to: "stderr" });
-    const nc = await ctx.nc();
-    const client = await ctx.client();
-    await runMcp({ config, nc, client, log, until: ctx.io.interrupted() });
+    // Built before serving: a credentials or nkey file that cannot be read is a mistake to fix, not an outage to wait out.
+    const connection = connectionOptions(connectOptions(ctx.values, ctx.io.env, ctx.timeoutMs));
+    const link = NatsLink.connectInBackground({ connection, client: { prefix: ctx.prefix, tenant: ctx.tenant, timeoutMs: ctx.timeoutMs }, log });
+    try {
+      await runMcp({ config, link, log, until: ctx.io.interrupted() });
+    } finally {
+      await link.close();
+    }
     return ExitCode.Ok;
   },
 };
