@@ -16,7 +16,7 @@ import { KvStore, openBucket, openBucketWriter, openWatchHandle } from "./adapte
 import { untilPlaced } from "./adapters/nats/until-placed.js";
 import { EventStream } from "./adapters/nats/event-stream.js";
 import { startEndpoints } from "./adapters/nats/endpoints.js";
-import { utf8 } from "./adapters/nats/utf8.js";
+import { utf8 } from "./kit/utf8.js";
 import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "./adapters/nats/write-backlog.js";
 import { checkServer, connectionName, connectUntilUp, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
 import { monitorConnection } from "./adapters/nats/connection-monitor.js";

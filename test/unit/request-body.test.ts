@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { jsonShape, parseRequestBody, type BodyLimits } from "../../src/adapters/nats/request-body.js";
+import { jsonShape, parseRequestBody, type BodyLimits } from "../../src/kit/request-body.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 const limits: BodyLimits = { maxBytes: 256 * 1024, maxDepth: 64 };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { utf8 } from "../../src/adapters/nats/utf8.js";
+import { utf8 } from "../../src/kit/utf8.js";
 
 describe("utf8 (NATS payloads from strings)", () => {
   it("gives the bytes TextEncoder gives, for any string, lone surrogates included", () => {

@@ -8,7 +8,7 @@
  * costs about 1.5 µs, where counting brackets on the text and walking again for keys with
  * their paths cost 50 µs (the path is only built for the error).
  */
-import { ErrorCode, RegistryError, invalidRequest } from "../../domain/errors.js";
+import { ErrorCode, RegistryError, invalidRequest } from "../domain/errors.js";
 
 export type BodyLimits = { readonly maxBytes: number; readonly maxDepth: number };
 
