@@ -1,0 +1,284 @@
+"""Reply bodies of PROTOCOL.md section 2 and docs/protocol.md section 8 as Pydantic models.
+
+Replies keep fields this client does not know (``extra="allow"``): a newer registry may add some.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .models import AgentKind, AgentStatus, InstanceStatus, JsonSchema, ModelProvider, ToolAnnotations
+
+
+class Reply(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class RegisterReply(Reply):
+    agent_type: str
+    version: str
+    instance_id: str
+    status: InstanceStatus
+    revision: int
+    heartbeat_subject: str
+    heartbeat_interval_ms: int
+    evict_after_ms: int
+    warnings: list[str] = Field(default_factory=list)
+    a2a_version: Literal["0.3", "1.0"] | None = None
+
+
+class HeartbeatReply(Reply):
+    status: InstanceStatus
+    revision: int
+    last_heartbeat: str | None = None
+
+
+class DeregisterReply(Reply):
+    agent_type: str
+    instance_id: str | None
+    agent_removed: bool
+    revision: int
+    instances: list[str] | None = None
+
+
+class InstanceView(Reply):
+    instance_id: str
+    version: str
+    status: InstanceStatus
+    registered_at: str
+    last_heartbeat: str
+    heartbeat_interval_ms: int
+    active_tasks: int
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class CapabilityView(Reply):
+    name: str
+    description: str
+    input_schema: JsonSchema
+    output_schema: JsonSchema
+    confidence_hint: float | None = None
+    tags: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+    title: str | None = None
+    annotations: ToolAnnotations | None = None
+    effective_annotations: ToolAnnotations | None = None
+
+
+class AgentView(Reply):
+    """The stored AgentSpec plus liveness: status, times, instances."""
+
+    agent_type: str
+    version: str
+    description: str
+    owner_team: str
+    capabilities: list[CapabilityView]
+    nats_subject: str
+    consumer_group: str
+    kind: AgentKind = "agent"
+    tenant_scope: str | None = None
+    tags: dict[str, str] = Field(default_factory=dict)
+    weight: float = 1
+    max_concurrent_tasks: int = 10
+    status: AgentStatus
+    registered_at: str
+    last_heartbeat: str | None = None
+    deregistered_at: str | None = None
+    revision: int
+    instance_count: int = 0
+    instances: list[InstanceView] = Field(default_factory=list)
+    instances_next_cursor: str | None = None
+
+
+class Provider(Reply):
+    agent_type: str
+    kind: AgentKind = "agent"
+    version: str
+    nats_subject: str
+    consumer_group: str
+    description: str
+    input_schema: JsonSchema
+    output_schema: JsonSchema
+    confidence_hint: float | None = None
+    effective_annotations: ToolAnnotations | None = None
+    status: AgentStatus
+    ready_instances: int
+    tenant_scope: str | None = None
+
+
+class Paged(Reply):
+    next_cursor: str | None = None
+    revision: int
+
+
+class LookupReply(Paged):
+    capability: str
+    providers: list[Provider]
+
+
+class GetReply(Reply):
+    agent: AgentView
+    revision: int
+
+
+class ListReply(Paged):
+    agents: list[AgentView]
+
+
+class CapabilityEntry(Reply):
+    name: str
+    description: str
+    providers: list[str]
+    input_schema: JsonSchema | None = None
+    output_schema: JsonSchema | None = None
+
+
+class CapabilitiesReply(Paged):
+    capabilities: list[CapabilityEntry]
+
+
+class RouteCandidate(Reply):
+    agent_type: str
+    score: float
+
+
+class RouteReply(Reply):
+    agent_type: str
+    nats_subject: str
+    consumer_group: str
+    version: str
+    runtime: str | None = None
+    score: float
+    candidates: list[RouteCandidate]
+    revision: int
+
+
+class FindReply(Paged):
+    agents: list[AgentView]
+
+
+class SearchResult(Reply):
+    agent_type: str
+    capability: str
+    score: float
+
+
+class SearchReply(Reply):
+    results: list[SearchResult]
+    revision: int
+
+
+class DiscoveredAgent(Reply):
+    id: str
+    capabilities: list[str]
+    status: Literal["ready", "busy", "unavailable"]
+    providers: list[ModelProvider] | None = None
+
+
+class DiscoverReply(Paged):
+    agents: list[DiscoveredAgent]
+
+
+class CardReply(Reply):
+    card: dict[str, Any]
+    revision: int
+
+
+class ToolspecReply(Reply):
+    tools: list[dict[str, Any]]
+    revision: int
+
+
+class CheckIssue(Reply):
+    path: str
+    message: str
+
+
+class CheckReply(Reply):
+    valid: bool
+    errors: list[CheckIssue]
+    agent_type: str
+    version: str
+    revision: int
+
+
+class GraphNode(Reply):
+    id: str
+    kind: str
+    name: str
+    version: str
+    state: str
+
+
+class GraphEdge(Reply):
+    from_: str = Field(alias="from")
+    to: str
+    capability: str | None = None
+
+
+class GraphProblem(Reply):
+    severity: Literal["error", "warning"]
+    code: str
+    message: str
+    path: str
+
+
+class GraphReply(Reply):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    problems: list[GraphProblem]
+    revision: int
+
+
+class SchemaPutReply(Reply):
+    name: str
+    version: str
+    created: bool = True
+    revision: int
+
+
+class SchemaSummary(Reply):
+    name: str
+    version: str
+    description: str = ""
+
+
+class SchemasReply(Paged):
+    schemas: list[SchemaSummary]
+
+
+class SchemaReply(Reply):
+    name: str
+    version: str
+    schema_: JsonSchema = Field(alias="schema")
+    description: str = ""
+    used_by: list[str]
+    used_by_count: int = 0
+    revision: int
+
+
+class CloudEvent(Reply):
+    """A registry event (PROTOCOL.md section 5): CloudEvents 1.0 JSON."""
+
+    specversion: str
+    id: str
+    source: str
+    type: str
+    time: str
+    subject: str
+    datacontenttype: str = "application/json"
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class HistoryEvent(CloudEvent):
+    seq: int
+    data_omitted: bool | None = None
+
+
+class HistoryReply(Reply):
+    events: list[HistoryEvent]
+    next_cursor: str | None = None
+    mirrored_seq: int
+    stream_last_seq: int
