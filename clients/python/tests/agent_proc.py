@@ -1,6 +1,6 @@
 """An agent process for the tests that signal it: serves ``text.echo`` and prints its events as JSON lines.
 
-    python -m tests.agent_proc <nats_url> <agent_type> <heartbeat_interval_ms>
+python -m tests.agent_proc <nats_url> <agent_type> <heartbeat_interval_ms>
 """
 
 from __future__ import annotations

@@ -159,7 +159,8 @@ async def test_busy_when_every_slot_is_taken_and_draining_leaves_routing(
         assert (await pending).reply == {"text": "wait"}
         await eventually(lambda: discovered("ready"), "discover says ready again")
         await agent.drain()
-        assert agent.status == "draining"
+        status: str = agent.status
+        assert status == "draining"
         assert (await client.lookup(cap)).providers == []
         assert (await client.get(agent_type)).agent.instances[0].status == "draining"
 

@@ -6,7 +6,7 @@ import datetime
 
 from nats.aio.client import Client as NatsClient
 
-from agent_registry import CapabilityCache, RegistryClient, WatchedEvent, watch
+from agent_registry import CapabilityCache, CapabilityEntry, RegistryClient, WatchedEvent, watch
 from agent_registry.events import subject_matches
 
 from .conftest import make_spec, unique
@@ -85,7 +85,7 @@ async def test_the_cache_follows_capability_events(client: RegistryClient) -> No
         refreshes = cache.refreshes
         reply = await client.register(make_spec(agent_type, capability=cap))
 
-        async def added() -> object:
+        async def added() -> CapabilityEntry | None:
             return cache.lookup(cap).value
 
         assert (await eventually(added, "the capability added")).providers == [agent_type]

@@ -11,6 +11,7 @@ from agent_registry import (
     Agent,
     AgentEvent,
     CapabilityCache,
+    CapabilityEntry,
     RegistryClient,
     RegistryTimeoutError,
     RegistryUnreachableError,
@@ -74,7 +75,7 @@ async def test_the_cache_answers_through_a_registry_outage(private_stack: Stack,
         await client.register(make_spec(agent_type, capability=cap), heartbeat_interval_ms=60_000)
 
         # The change event refreshes the cache at once, long before the 30 s resync.
-        async def seen() -> object:
+        async def seen() -> CapabilityEntry | None:
             return cache.lookup(cap).value
 
         entry = await eventually(seen, "the new capability in the cache")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from agent_registry import RegistryClient, watch
+from agent_registry import RegistryClient, WatchedEvent, watch
 
 from .conftest import Stack, unique
 from .harness import eventually
@@ -79,7 +79,11 @@ async def test_a_frozen_agent_is_evicted_and_registers_again(
     first = await agent.next_event("registered")
     # Replayed from a time before the freeze, the eviction cannot slip past the watch.
     events = watch(nc, since=datetime.datetime.now(datetime.UTC), types=["agent.deregistered"], agent_type=agent_type)
-    evicted = asyncio.create_task(anext(events))
+
+    async def next_deregistered() -> WatchedEvent:
+        return await anext(events)
+
+    evicted = asyncio.create_task(next_deregistered())
     # SIGSTOP freezes the whole process: no heartbeat for 3 intervals (300 ms) means eviction.
     os.kill(agent.proc.pid, signal.SIGSTOP)
     try:

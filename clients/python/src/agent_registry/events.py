@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import datetime
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
 from nats.aio.client import Client as NatsClient
@@ -57,7 +57,7 @@ async def watch(
     prefix: str = "registry",
     inactive_threshold: float = 30.0,
     idle_heartbeat: float = 5.0,
-) -> AsyncIterator[WatchedEvent]:
+) -> AsyncGenerator[WatchedEvent, None]:
     """Events of the ``REGISTRY_EVENTS`` stream as they are stored.
 
     ``since``: a stream sequence (the first one delivered) or a time; absent, new events only.
