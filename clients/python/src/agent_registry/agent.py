@@ -191,7 +191,11 @@ class Agent:
         if self._handle_signals:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, self._on_signal)
+                try:
+                    loop.add_signal_handler(sig, self._on_signal)
+                except (ValueError, RuntimeError, NotImplementedError):
+                    # Not the main thread (or no signals on this platform): the application stops the agent.
+                    break
                 self._signals.append(sig)
 
     async def serve_forever(self) -> None:
