@@ -82,8 +82,10 @@ async def watch(
         await queue.put(msg)
 
     sub = await nc.subscribe(inbox, cb=deliver)
-    # One filter is the server's; several are matched here (filter_subjects needs nats-server 2.10).
-    server_filter = filters[0] if len(filters) == 1 else f"{prefix}.>"
+    # The server filters only on one event type: nats-server 2.9 refuses a filter that is not within one
+    # of the stream's subjects (one per event type), and filter_subjects needs 2.10. The rest is matched here.
+    server_filter = filters[0] if types is not None and len(types) == 1 else None
+    match_here = server_filter is None and filters != [f"{prefix}.>"]
     config = ConsumerConfig(
         deliver_subject=inbox,
         ack_policy=AckPolicy.NONE,
@@ -106,7 +108,7 @@ async def watch(
                 if msg.reply:
                     await nc.publish(msg.reply, b"")
                 continue
-            if len(filters) > 1 and not any(subject_matches(f, msg.subject) for f in filters):
+            if match_here and not any(subject_matches(f, msg.subject) for f in filters):
                 continue
             seq = msg.metadata.sequence.stream
             yield WatchedEvent(seq=seq, event=CloudEvent.model_validate(json.loads(msg.data)))
