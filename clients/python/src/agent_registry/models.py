@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from .ids import (
     AGENT_TYPE_RE,
@@ -24,6 +25,7 @@ from .ids import (
     TENANT_RE,
     UNSAFE_NAME_CHAR_RE,
 )
+from .schema_rules import SchemaProblem, check_schema, json_bound
 
 JsonSchema = dict[str, Any] | bool
 #: What a schema field takes as input: a JSON Schema, or a Pydantic model class sent as its JSON Schema.
@@ -112,7 +114,41 @@ class Capability(_Spec):
     @field_validator("input_schema", "output_schema", mode="before")
     @classmethod
     def _schema(cls, value: Any) -> Any:
-        return schema_of(value) if isinstance(value, type) and issubclass(value, BaseModel) else value
+        value = schema_of(value) if isinstance(value, type) and issubclass(value, BaseModel) else value
+        try:
+            check_schema(value)
+        except SchemaProblem as e:
+            # `at` is the path inside the schema (a pattern's), appended to the field's by validate_spec.
+            raise PydanticCustomError("schema_rule", str(e), {"at": ".".join(str(p) for p in e.at)}) from e
+        return value
+
+    @field_validator("meta")
+    @classmethod
+    def _meta_size(cls, value: Any) -> Any:
+        if value is not None:
+            json_bound(value, 16 * 1024)
+        return value
+
+    @field_validator("icons")
+    @classmethod
+    def _icons_size(cls, value: Any) -> Any:
+        if value is not None:
+            json_bound(value, 32 * 1024)
+        return value
+
+    @field_validator("execution")
+    @classmethod
+    def _execution_size(cls, value: Any) -> Any:
+        if value is not None:
+            json_bound(value, 4 * 1024)
+        return value
+
+    @field_validator("mcp_extra")
+    @classmethod
+    def _extra_size(cls, value: Any) -> Any:
+        if value is not None:
+            json_bound(value, 64 * 1024)
+        return value
 
     @field_validator("confidence_hint", mode="before")
     @classmethod
@@ -203,9 +239,10 @@ class AgentSpec(_Spec):
     @classmethod
     def _unique_names(cls, caps: list[Capability]) -> list[Capability]:
         seen: set[str] = set()
-        for cap in caps:
+        for i, cap in enumerate(caps):
             if cap.name in seen:
-                raise ValueError(f"duplicate capability name {cap.name!r}")
+                message = f"duplicate capability name {cap.name!r}: names are unique within a spec"
+                raise PydanticCustomError("duplicate_capability", message, {"at": f"{i}.name"})
             seen.add(cap.name)
         return caps
 
@@ -230,8 +267,14 @@ def validate_spec(raw: Any) -> AgentSpec:
 
     from .errors import InvalidSpecError, Issue
 
+    def path(err: Any) -> str:
+        # A dict key's error ends its location with "[key]"; a rule inside a schema says where in it.
+        loc = [str(p) for p in err["loc"] if p != "[key]"]
+        at = (err.get("ctx") or {}).get("at")
+        return ".".join([*loc, at] if at else loc)
+
     try:
         return AgentSpec.model_validate(raw)
     except ValidationError as e:
-        issues = [Issue(path=".".join(str(p) for p in err["loc"]), message=err["msg"]) for err in e.errors()]
+        issues = [Issue(path=path(err), message=err["msg"]) for err in e.errors()]
         raise InvalidSpecError(f"invalid AgentSpec: {issues[0].path}: {issues[0].message}", issues=issues) from e
