@@ -139,7 +139,7 @@ async def test_unavailable_past_the_types_write_budget(client: RegistryClient) -
     agent_type = unique("flood")
     reply = await client.register(make_spec(agent_type))
     results = await asyncio.gather(
-        *(client.heartbeat(agent_type, reply.instance_id) for _ in range(120)), return_exceptions=True
+        *(client.heartbeat(agent_type, reply.instance_id) for _ in range(400)), return_exceptions=True
     )
     refused = [r for r in results if isinstance(r, RegistryError)]
     assert refused
