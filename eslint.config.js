@@ -63,6 +63,11 @@ export default tseslint.config(
     },
   },
   {
+    // Node scripts: the test command and CI's summary.
+    files: ["scripts/**/*.mjs", ".ci/**/*.mjs"],
+    languageOptions: { globals: { URL: "readonly", console: "readonly", process: "readonly" } },
+  },
+  {
     // The page's build script runs in node.
     files: ["src/ui/build-page.mjs"],
     languageOptions: { globals: { URL: "readonly", console: "readonly", Buffer: "readonly" } },
