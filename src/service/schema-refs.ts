@@ -4,6 +4,10 @@
  * schema. Refs are looked up in this replica's view, and one the view does not hold yet is
  * read from the store before it is called missing: a schema put through another replica a
  * moment ago may not have reached this view, and a register that follows a put must see it.
+ *
+ * A stored schema is expanded once per write and reused wherever it is met again, and
+ * expansions from the view's schemas are kept for the next writes and queries
+ * (resolved-ref-cache.ts).
  */
 import type { ErrorIssue } from "../protocol/errors.js";
 import type { StoreReader } from "../domain/ports.js";
@@ -14,6 +18,7 @@ import { readSchemaRecord } from "../domain/schemas/schema-record.js";
 import { findRefs, refKey, resolveRefs, type SchemaSource } from "../domain/schemas/schema-refs.js";
 import { schemaKey } from "../domain/view/records.js";
 import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
+import type { WriteMemo } from "../domain/schemas/resolved-ref-cache.js";
 
 /** Distinct schemas one write may refer to, directly or through others: each costs a node at least. */
 export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
@@ -23,12 +28,14 @@ export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
  * costs a few reads, not hundreds.
  */
 export const MAX_STORE_READS = 8;
+/** What loadReferenced found: the source, and whether any of it came from the store rather than the view. */
+type Referenced = { source: SchemaSource; readStore: boolean };
 
 /**
  * Every schema the roots refer to, transitively, from the view or else the store; a source
  * over them. Refs that are nowhere stay missing, for resolveRefs to report with their path.
  */
-export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader): Promise<SchemaSource> {
+export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader): Promise<Referenced> {
   const found = new Map<string, unknown>();
   const absent = new Set<string>();
   let reads = 0;
@@ -54,7 +61,7 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
     }
     pending = next;
   }
-  return (name, version) => found.get(refKey(name, version));
+  return { source: (name, version) => found.get(refKey(name, version)), readStore: reads > 0 };
 }
 
 /**
@@ -63,14 +70,17 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
  * that grows past the node limit once inlined).
  */
 export async function resolveForWrite(schemas: readonly unknown[], paths: readonly string[], book: SchemaBook, store: StoreReader): Promise<{ resolved: unknown[] } | { issues: ErrorIssue[] }> {
-  const source = await loadReferenced(schemas, book, store);
+  const memo: WriteMemo = book.resolved.forWrite();
+  const { source, readStore } = await loadReferenced(schemas, book, store);
   const resolved: unknown[] = [];
   const issues: ErrorIssue[] = [];
-  schemas.forEach((schema, i) => {
-    const r = resolveRefs(schema, source, { maxNodes: MAX_SCHEMA_NODES, missing: "fail" });
+  for (let i = 0; i < schemas.length; i++) {
+    const r = resolveRefs(schemas[i], source, { maxNodes: MAX_SCHEMA_NODES, missing: "fail", memo });
     if ("problem" in r) issues.push({ path: [paths[i], r.problem.path].filter(Boolean).join("."), message: r.problem.message });
     else resolved.push(r.schema);
-  });
+  }
+  // Expansions read only from the view, in the generation the write started in, serve the next writes and queries.
+  if (!readStore) memo.share();
   return issues.length > 0 ? { issues } : { resolved };
 }
 

@@ -79,7 +79,8 @@ export class SchemaResolution {
     const generation = this.book.generation;
     const kept = this.resolved.get(schema);
     if (kept && kept.generation === generation) return kept;
-    const r = resolveRefs(schema, this.book.source, { maxNodes: MAX_SCHEMA_NODES, missing: "keep" });
+    // Expansions of stored schemas are shared with the other schemas and the writes (resolved-ref-cache.ts).
+    const r = resolveRefs(schema, this.book.source, { maxNodes: MAX_SCHEMA_NODES, missing: "keep", memo: this.book.resolved.shared() });
     let entry: Entry;
     if ("problem" in r) {
       // Only a store changed by hand gets here: every ref resolved when the spec was registered.

@@ -10,6 +10,7 @@ import type { StoreEntry } from "../ports.js";
 import type { AgentSpec } from "../spec/spec.js";
 import { findRefs, refKey, type SchemaSource } from "./schema-refs.js";
 import { readSchemaRecord, type SchemaRecord } from "./schema-record.js";
+import { ResolvedRefCache } from "./resolved-ref-cache.js";
 
 export type StoredSchema = SchemaRecord & { readonly revision: number };
 
@@ -24,6 +25,8 @@ export class SchemaBook {
   private readonly changeListeners: Array<() => void> = [];
   /** Bumped by every change of the set of schemas: what was resolved under an older one is stale. */
   generation = 0;
+  /** Stored schemas already inlined, reused by every resolution while the generation stays (resolved-ref-cache.ts). */
+  readonly resolved = new ResolvedRefCache(this);
 
   /** The schema of `(name, version)`, undefined when this view holds none. */
   readonly source: SchemaSource = (name, version) => this.byKey.get(refKey(name, version))?.schema;

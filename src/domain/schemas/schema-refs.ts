@@ -9,6 +9,9 @@
  * every object or array it builds counts against a node budget, so refs that fan out (a
  * diamond of schemas each using the next twice) cost at most the budget, never 2^n; a ref
  * met again while its own expansion is under way is a cycle and is refused, naming it.
+ * A stored schema once inlined can be kept in a memo (resolved-ref-cache.ts) and reused
+ * wherever it is met again, in this schema or the next: 256 capabilities that use one
+ * 250-deep chain of refs expand the chain once, not 256 times (issue 35, item 6).
  */
 import { SCHEMA_REF_RE, SCHEMA_VERSION_RE } from "../../protocol/ids.js";
 import { ONE_SCHEMA, SCHEMA_ARRAY, SCHEMA_MAP } from "../spec/schema-keywords.js";
@@ -57,11 +60,37 @@ export function findRefs(schema: unknown): { refs: RefAt[]; problems: RefProblem
 /** Looks a stored schema up; undefined when the store has no such `(name, version)`. */
 export type SchemaSource = (name: string, version: string) => unknown;
 
+/**
+ * A stored schema as it is inlined below a root (without its `$schema`), with all its refs
+ * resolved: the result, the objects and arrays inlining it counts, and the refs it went
+ * through. Only an expansion with no missing ref is one, so it is the same wherever and in
+ * whichever mode the schema is inlined (a cycle or a missing schema is never kept).
+ */
+export type InlinedSchema = {
+  readonly schema: unknown;
+  readonly nodes: number;
+  readonly refs: number;
+  /** The stored schema has a `$schema`, which a root that is only the ref keeps: that root is expanded anew. */
+  readonly dialect: boolean;
+};
+
+/** Stored schemas already inlined, by refKey, for the sources they were resolved from. */
+export interface RefMemo {
+  get(key: string): InlinedSchema | undefined;
+  set(key: string, inlined: InlinedSchema): void;
+}
+
 export type ResolveOptions = {
   /** Most objects and arrays the result may have (what a capability schema may have: schema-check.ts). */
   readonly maxNodes: number;
   /** `fail`: a missing schema is a problem; `keep`: the ref stays as it is and is reported in `missing`. */
   readonly missing: "fail" | "keep";
+  /**
+   * Expansions to reuse and to add to; it must have been filled from the same schemas as
+   * `source` gives. A reused expansion counts its nodes as if inlined again, so the node
+   * limit means what it means without one.
+   */
+  readonly memo?: RefMemo;
 };
 
 export type Resolved = { readonly schema: unknown; readonly missing: readonly RefAt[]; readonly refs: number } | { readonly problem: RefProblem };
@@ -77,7 +106,10 @@ export function resolveRefs(schema: unknown, source: SchemaSource, opts: Resolve
   const missing: RefAt[] = [];
   let nodes = 0;
   let refs = 0;
+  // The refs being expanded, in order (for the cycle's message) and as a set (checked at every ref).
   const expanding: string[] = [];
+  const expandingSet = new Set<string>();
+  const memo = opts.memo;
   const count = (path: string, n = 1): void => {
     nodes += n;
     if (nodes > opts.maxNodes) throw new Problem(path, `inlining the $refs makes a schema of more than ${opts.maxNodes} objects and arrays; the limit is ${opts.maxNodes}`);
@@ -94,20 +126,34 @@ export function resolveRefs(schema: unknown, source: SchemaSource, opts: Resolve
     let inlined: unknown;
     if (ref) {
       const key = refKey(ref.name, ref.version);
-      const stored = source(ref.name, ref.version);
-      if (stored === undefined) {
-        if (opts.missing === "fail") throw new Problem(path, `$ref #${key}: no schema ${ref.name} version ${ref.version} is stored`);
-        missing.push({ ...ref, path });
-        return node;
-      }
-      if (expanding.includes(key)) throw new Problem(path, `$ref #${key}: the schemas refer to each other in a cycle (${[...expanding, key].map((k) => `#${k}`).join(" -> ")})`);
-      refs++;
-      expanding.push(key);
+      if (expandingSet.has(key)) throw new Problem(path, `$ref #${key}: the schemas refer to each other in a cycle (${[...expanding, key].map((k) => `#${k}`).join(" -> ")})`);
       const alone = Object.keys(node).length === 1;
-      try {
-        inlined = visit(depth === 0 && alone ? stored : withoutDialect(stored), path, depth + 1);
-      } finally {
-        expanding.pop();
+      // At the root, a schema that is only the ref keeps the stored schema's dialect: not the memo's form.
+      const atRoot = depth === 0 && alone;
+      const known = memo?.get(key);
+      if (known && !(atRoot && known.dialect)) {
+        count(path, known.nodes);
+        refs += known.refs;
+        inlined = known.schema;
+      } else {
+        const stored = source(ref.name, ref.version);
+        if (stored === undefined) {
+          if (opts.missing === "fail") throw new Problem(path, `$ref #${key}: no schema ${ref.name} version ${ref.version} is stored`);
+          missing.push({ ...ref, path });
+          return node;
+        }
+        const dialect = isObject(stored) && Object.hasOwn(stored, "$schema");
+        const before = { nodes, refs, missing: missing.length };
+        refs++;
+        expanding.push(key);
+        expandingSet.add(key);
+        try {
+          inlined = visit(atRoot ? stored : withoutDialect(stored), path, depth + 1);
+        } finally {
+          expanding.pop();
+          expandingSet.delete(key);
+        }
+        if (memo && !(atRoot && dialect) && missing.length === before.missing) memo.set(key, { schema: inlined, nodes: nodes - before.nodes, refs: refs - before.refs, dialect });
       }
       if (alone) return inlined;
       const { $ref: _ref, ...siblings } = node;
