@@ -39,6 +39,7 @@ import { isoTime } from "../protocol/iso-time.js";
 import type { Logger } from "../kit/logger.js";
 import { asCardError, specOfRegisterBody } from "../domain/interop/register-body.js";
 import { resolveForWrite } from "./schema-refs.js";
+import { WorkSlices } from "./work-slices.js";
 import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
 
@@ -81,6 +82,12 @@ export type RegistrarDeps = {
    * It runs in worker threads, so the budget keeps one type from taking the pool, not the loop.
    */
   specBudget?: TypeBudgets;
+  /**
+   * The monotonic clock (ms) that times the work a registration does on the event loop,
+   * resolving its schemas' refs, charged to `specBudget` like compilation (performance.now by
+   * default; tests set the cost).
+   */
+  workClock?: () => number;
   /** Told of each status change held back by the per-instance bound (a metric). */
   onStatusHeld?: () => void;
   /**
@@ -503,9 +510,7 @@ export class Registrar {
     const budget = isStatic ? undefined : this.deps.specBudget;
     const now = this.deps.clock.now();
     const wait = budget?.waitMs(agentType, now) ?? 0;
-    if (budget && wait > 0) {
-      throw new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
-    }
+    if (budget && wait > 0) throw budgetSpent(agentType, budget, wait);
     const form: Record<string, unknown> = { ...msg };
     for (const field of INSTANCE_FIELDS) delete form[field];
     const digest = specDigest(JSON.stringify(form));
@@ -521,13 +526,24 @@ export class Registrar {
 
   /**
    * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
-   * compilation time it reports is charged to the type's budget.
+   * compilation time it reports is charged to the type's budget. So is the time resolving the
+   * schemas' refs takes on the event loop (issue 35, item 6), slice by slice: a type whose
+   * budget runs out there is refused as it would be before a compilation, and nothing is
+   * compiled or stored.
    */
   private async validate(rawSpec: unknown, agentType: string, budget: TypeBudgets | undefined, now: number): Promise<ValidatedSpec> {
     const spec = parseSpec(rawSpec);
     // Named refs must resolve; the schemas compiled are the resolved ones (the stored spec keeps the refs).
     const paths = spec.capabilities.flatMap((_, i) => [`capabilities.${i}.input_schema`, `capabilities.${i}.output_schema`]);
-    const refs = await resolveForWrite(specSchemas(spec), paths, this.deps.view.namedSchemas, this.deps.store);
+    const charge = budget
+      ? (ms: number) => {
+          budget.spend(agentType, ms, now);
+          const wait = budget.waitMs(agentType, now);
+          if (wait > 0) throw budgetSpent(agentType, budget, wait);
+        }
+      : undefined;
+    const slices = new WorkSlices({ now: this.deps.workClock ?? (() => performance.now()), charge });
+    const refs = await resolveForWrite(specSchemas(spec), paths, this.deps.view.namedSchemas, this.deps.store, slices);
     if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
     const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved);
     budget?.spend(agentType, ms, now);
@@ -596,4 +612,9 @@ function mapStoreError(e: unknown): unknown {
 /** 16 characters of [A-Za-z0-9_-]: unique enough for replicas, short enough for subjects. */
 export function newInstanceId(): string {
   return randomBytes(12).toString("base64url");
+}
+
+/** The refusal of a type that used its spec validation budget, by compilation or by resolving refs. */
+function budgetSpent(agentType: string, budget: TypeBudgets, wait: number): RateLimitedError {
+  return new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
 }

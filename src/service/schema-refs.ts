@@ -7,7 +7,9 @@
  *
  * A stored schema is expanded once per write and reused wherever it is met again, and
  * expansions from the view's schemas are kept for the next writes and queries
- * (resolved-ref-cache.ts).
+ * (resolved-ref-cache.ts). The work runs on the event loop in slices of a few milliseconds
+ * (work-slices.ts), each charged to the caller: the registrar charges it to the agent type's
+ * spec validation budget, which may stop the resolution between two schemas.
  */
 import type { ErrorIssue } from "../protocol/errors.js";
 import type { StoreReader } from "../domain/ports.js";
@@ -19,6 +21,7 @@ import { findRefs, refKey, resolveRefs, type SchemaSource } from "../domain/sche
 import { schemaKey } from "../domain/view/records.js";
 import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
 import type { WriteMemo } from "../domain/schemas/resolved-ref-cache.js";
+import { WorkSlices } from "./work-slices.js";
 
 /** Distinct schemas one write may refer to, directly or through others: each costs a node at least. */
 export const MAX_REFERENCED_SCHEMAS = MAX_SCHEMA_NODES;
@@ -35,7 +38,7 @@ type Referenced = { source: SchemaSource; readStore: boolean };
  * Every schema the roots refer to, transitively, from the view or else the store; a source
  * over them. Refs that are nowhere stay missing, for resolveRefs to report with their path.
  */
-export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader): Promise<Referenced> {
+export async function loadReferenced(roots: readonly unknown[], book: SchemaBook, store: StoreReader, slices?: WorkSlices): Promise<Referenced> {
   const found = new Map<string, unknown>();
   const absent = new Set<string>();
   let reads = 0;
@@ -51,7 +54,7 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
       let schema = book.source(ref.name, ref.version);
       if (schema === undefined && reads < MAX_STORE_READS) {
         reads++;
-        schema = await readStored(store, ref.name, ref.version);
+        schema = slices ? await slices.off(() => readStored(store, ref.name, ref.version)) : await readStored(store, ref.name, ref.version);
       }
       if (schema === undefined) absent.add(key);
       else {
@@ -67,18 +70,28 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
 /**
  * The schemas with their refs inlined, in order, or the issues of those that cannot be:
  * each at `paths[i]` joined with the ref's own path (a missing schema, a cycle, a schema
- * that grows past the node limit once inlined).
+ * that grows past the node limit once inlined). The work is timed and charged by `slices`
+ * (by default on performance.now, charged to no one), and stops with what their charge
+ * throws (a spent budget).
  */
-export async function resolveForWrite(schemas: readonly unknown[], paths: readonly string[], book: SchemaBook, store: StoreReader): Promise<{ resolved: unknown[] } | { issues: ErrorIssue[] }> {
+export async function resolveForWrite(
+  schemas: readonly unknown[],
+  paths: readonly string[],
+  book: SchemaBook,
+  store: StoreReader,
+  slices = new WorkSlices({ now: () => performance.now() }),
+): Promise<{ resolved: unknown[] } | { issues: ErrorIssue[] }> {
   const memo: WriteMemo = book.resolved.forWrite();
-  const { source, readStore } = await loadReferenced(schemas, book, store);
+  const { source, readStore } = await loadReferenced(schemas, book, store, slices);
   const resolved: unknown[] = [];
   const issues: ErrorIssue[] = [];
   for (let i = 0; i < schemas.length; i++) {
+    await slices.next();
     const r = resolveRefs(schemas[i], source, { maxNodes: MAX_SCHEMA_NODES, missing: "fail", memo });
     if ("problem" in r) issues.push({ path: [paths[i], r.problem.path].filter(Boolean).join("."), message: r.problem.message });
     else resolved.push(r.schema);
   }
+  slices.finish();
   // Expansions read only from the view, in the generation the write started in, serve the next writes and queries.
   if (!readStore) memo.share();
   return issues.length > 0 ? { issues } : { resolved };

@@ -1,6 +1,7 @@
 /**
  * Per-agent-type budgets (domain/rate-limit.ts) and the spec validation budget the registrar
- * applies with them: a type that keeps sending specs with new schemas waits, others do not.
+ * applies with them: a type that keeps sending specs with new schemas waits, others do not;
+ * the time resolving their $refs takes is charged like compilation.
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
@@ -8,7 +9,9 @@ import { ErrorCode, RateLimitedError } from "../../src/domain/errors.js";
 import { TypeBudgets } from "../../src/domain/rate-limit.js";
 import type { SchemaChecks } from "../../src/domain/spec/validation.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { Registrar } from "../../src/service/registrar.js";
+import { Registrar, type RegistrarDeps } from "../../src/service/registrar.js";
+import { agentKey, schemaKey } from "../../src/domain/view/records.js";
+import { encodeSchemaRecord } from "../../src/domain/schemas/schema-record.js";
 import { registrarSettings } from "./fixtures.js";
 
 describe("TypeBudgets", () => {
@@ -59,7 +62,7 @@ describe("Registrar spec validation budget", () => {
     consumer_group: type,
   });
 
-  function registrar(now: { t: number }) {
+  function registrar(now: { t: number }, deps: Partial<RegistrarDeps> = {}) {
     // A checker that reports 30 ms of compilation per schema, like large schemas compiling.
     const slow: SchemaChecks = { checkAll: async (schemas) => ({ verdicts: schemas.map(() => null), ms: 30 * schemas.length }) };
     return new Registrar({
@@ -69,6 +72,7 @@ describe("Registrar spec validation budget", () => {
       clock: { now: () => now.t },
       settings: registrarSettings({ heartbeatSubject: (t, i) => `r.heartbeat.${t}.${i}`, prefix: "r" }),
       specBudget: new TypeBudgets(10, 50), // 10 ms per second, 50 ms at once
+      ...deps,
     });
   }
 
@@ -85,5 +89,39 @@ describe("Registrar spec validation budget", () => {
     await expect(r.register("heavy", { spec: spec("heavy", 3) }, { static: true })).resolves.toMatchObject({ instance_id: "static" });
     now.t = 5_000;
     await expect(r.register("heavy", { spec: spec("heavy", 4) })).resolves.toMatchObject({ agent_type: "heavy" });
+  });
+
+  it("charges the time resolving $refs takes, and refuses a type whose budget runs out there, compiling and storing nothing", async () => {
+    const view = new RegistryView();
+    // A chain of 20 named schemas, each only a ref to the next.
+    for (let i = 0; i < 20; i++) {
+      const schema = i === 19 ? { type: "string" } : { $ref: `#L${i + 1}:1.0.0` };
+      const value = encodeSchemaRecord({ kind: "schema", name: `L${i}`, version: "1.0.0", schema, description: "", created_at: 0 });
+      view.apply({ key: schemaKey(`L${i}`, "1.0.0"), revision: i + 1, operation: "PUT", value, created: 0 });
+    }
+    const chained = (type: string) => ({ ...spec(type), capabilities: [{ name: `${type}.run`, description: "", input_schema: { $ref: "#L0:1.0.0" }, output_schema: {} }] });
+    const store = new MemoryStore();
+    let compiled = 0;
+    const counting: SchemaChecks = { checkAll: async (schemas) => ((compiled += schemas.length), { verdicts: schemas.map(() => null), ms: 0 }) };
+    // The work clock: each reading costs `step` ms, so the cost of resolving is set, not measured.
+    const work = { t: 0, step: 0 };
+    const now = { t: 0 };
+    const r = registrar(now, { store, view, checker: counting, workClock: () => (work.t += work.step) });
+
+    await expect(r.register("free", { spec: chained("free") })).resolves.toMatchObject({ agent_type: "free" });
+    expect(compiled).toBe(2);
+
+    compiled = 0;
+    work.step = 1000;
+    const refused = await r.register("heavy", { spec: chained("heavy") }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    expect(refused).toMatchObject({ code: ErrorCode.Unavailable, status: 503 });
+    expect((refused as Error).message).toMatch(/agent type heavy used its spec validation budget \(10 ms per second\); retry in \d+ ms/);
+    expect(compiled).toBe(0);
+    expect(await store.get(agentKey("heavy"))).toBeNull();
+    // The time was charged: the type waits it off, even for work that would cost nothing now.
+    work.step = 0;
+    await expect(r.register("heavy", { spec: chained("heavy") })).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(r.register("other", { spec: chained("other") })).resolves.toMatchObject({ agent_type: "other" });
   });
 });
