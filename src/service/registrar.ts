@@ -527,9 +527,9 @@ export class Registrar {
   /**
    * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
    * compilation time it reports is charged to the type's budget. So is the time resolving the
-   * schemas' refs takes on the event loop (issue 35, item 6), slice by slice: a type whose
-   * budget runs out there is refused as it would be before a compilation, and nothing is
-   * compiled or stored.
+   * schemas' refs and preparing the resolved schemas takes on the event loop (issue 35, item
+   * 6), slice by slice: a type whose budget runs out there is refused as it would be before a
+   * compilation, and nothing of it is stored.
    */
   private async validate(rawSpec: unknown, agentType: string, budget: TypeBudgets | undefined, now: number): Promise<ValidatedSpec> {
     const spec = parseSpec(rawSpec);
@@ -545,7 +545,8 @@ export class Registrar {
     const slices = new WorkSlices({ now: this.deps.workClock ?? (() => performance.now()), charge });
     const refs = await resolveForWrite(specSchemas(spec), paths, this.deps.view.namedSchemas, this.deps.store, slices);
     if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
-    const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved);
+    // The checker's cheap half, on the loop, goes on in the same charged slices; its workers' time is charged after.
+    const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved, slices);
     budget?.spend(agentType, ms, now);
     return finishSpec(rawSpec, spec, verdicts);
   }

@@ -128,4 +128,41 @@ describe("PooledSchemaChecks", () => {
     answerAll({ verdict: null, ms: 3 });
     await expect(second).resolves.toEqual({ verdicts: [null], ms: 3 });
   });
+  it("prepares a schema object met again once, paces the rest, and waits for the workers off the pacer (issue 35, item 6)", async () => {
+    const { pool, asked, answerAll } = manualPool();
+    const checks = new PooledSchemaChecks(pool);
+    // One resolved object for every capability, as resolving a spec's refs to one stored schema gives.
+    const shared = { type: "object", properties: { text: { type: "string", description: "x".repeat(1000) } } };
+    const schemas = Array.from({ length: 512 }, () => shared);
+    const events: string[] = [];
+    const pacer = {
+      next: () => void events.push("next"),
+      off: async <T>(wait: () => Promise<T>) => {
+        events.push("off");
+        return wait();
+      },
+    };
+    const serialized = vi.spyOn(JSON, "stringify");
+    const result = checks.checkAll(schemas, pacer);
+    expect(asked).toHaveLength(1);
+    expect(serialized).toHaveBeenCalledTimes(1);
+    answerAll({ verdict: null, ms: 9 });
+    await expect(result).resolves.toEqual({ verdicts: schemas.map(() => null), ms: 9 });
+    expect(events).toEqual([...schemas.map(() => "next"), "off"]);
+  });
+
+  it("stops before sending anything to the workers when the pacer throws (a spent budget)", async () => {
+    const { pool, asked } = manualPool();
+    const checks = new PooledSchemaChecks(pool);
+    let left = 3;
+    const pacer = {
+      next: () => {
+        if (--left < 0) throw new Error("budget spent");
+        return undefined;
+      },
+      off: <T>(wait: () => Promise<T>) => wait(),
+    };
+    await expect(checks.checkAll([{ type: "string" }, { type: "integer" }, { type: "number" }, { type: "boolean" }], pacer)).rejects.toThrow("budget spent");
+    expect(asked).toEqual([]);
+  });
 });

@@ -20,12 +20,24 @@ export function toIssues(error: z.ZodError, prefix = "", max = MAX_ISSUES): Erro
 export type ValidatedSpec = { spec: AgentSpec; warnings: string[] };
 
 /**
+ * Paces work a check does on the caller's thread and charges it (service/work-slices.ts):
+ * `next()` is awaited between two items, `off(wait)` runs a wait that is not work (for the
+ * workers' compilations, charged by the milliseconds they report). Either may throw, to stop
+ * the work (a budget spent).
+ */
+export interface WorkPacer {
+  next(): Promise<void> | undefined;
+  off<T>(wait: () => Promise<T>): Promise<T>;
+}
+
+/**
  * Checks a spec's capability schemas, in the order `specSchemas` lists them, and reports the
  * milliseconds of compilation they cost (0 for cached verdicts). The service's implementation
- * compiles in worker threads, off the event loop that answers queries (service/schema-checks.ts).
+ * compiles in worker threads, off the event loop that answers queries (service/schema-checks.ts),
+ * and paces what it does on the loop with `pacer` when given one.
  */
 export interface SchemaChecks {
-  checkAll(schemas: readonly unknown[]): Promise<{ verdicts: SchemaVerdict[]; ms: number }>;
+  checkAll(schemas: readonly unknown[], pacer?: WorkPacer): Promise<{ verdicts: SchemaVerdict[]; ms: number }>;
 }
 
 /** The schemas of a spec that must compile: each capability's input then output schema. */
