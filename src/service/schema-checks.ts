@@ -8,9 +8,9 @@
  *
  * The cheap half is not free once named refs are inlined: a 20 KB spec whose 512 schemas each
  * refer to one 60 KB stored schema is 30 MB of schema text to walk and serialize (0.15-0.35 s).
- * So it runs between turns of the loop, charged to the request (a WorkPacer), and a resolved
- * schema object met again (the resolution shares one object per stored schema) is prepared
- * once.
+ * So it runs between turns of the loop, charged to the request (a WorkPacer), and a schema
+ * object met again in one spec (the resolution gives one object per stored schema) is
+ * prepared once.
  */
 import { SchemaChecker, prepareSchema, type PreparedSchema, type SchemaVerdict } from "../domain/spec/schema-check.js";
 import type { SchemaChecks, WorkPacer } from "../domain/spec/validation.js";
@@ -30,19 +30,18 @@ export interface SchemaCompilePool {
 export class PooledSchemaChecks implements SchemaChecks {
   private readonly cache = new VerdictCache();
   private readonly inFlight = new Map<string, Promise<CompiledSchema>>();
-  /** The cheap half's outcome by schema object: shared resolved schemas are walked and serialized once. */
-  private readonly prepared = new WeakMap<object, PreparedSchema>();
-
   constructor(private readonly pool: SchemaCompilePool) {}
 
   async checkAll(schemas: readonly unknown[], pacer?: WorkPacer): Promise<{ verdicts: SchemaVerdict[]; ms: number }> {
     const verdicts: SchemaVerdict[] = schemas.map(() => null);
     const waiting: Array<Promise<unknown>> = [];
     const fresh = new Map<string, number[]>();
+    // The cheap half's outcome by schema object, for this call only (nothing retained past it).
+    const seen = new Map<object, PreparedSchema>();
     for (let i = 0; i < schemas.length; i++) {
       const turn = pacer?.next();
       if (turn) await turn;
-      const prepared = this.prepare(schemas[i]);
+      const prepared = prepareOnce(schemas[i], seen);
       if ("verdict" in prepared) {
         verdicts[i] = prepared.verdict;
         continue;
@@ -86,13 +85,14 @@ export class PooledSchemaChecks implements SchemaChecks {
     if (failed) throw failed.reason;
     return { verdicts, ms };
   }
+}
 
-  private prepare(schema: unknown): PreparedSchema {
-    if (typeof schema !== "object" || schema === null) return prepareSchema(schema);
-    let prepared = this.prepared.get(schema);
-    if (!prepared) this.prepared.set(schema, (prepared = prepareSchema(schema)));
-    return prepared;
-  }
+/** prepareSchema, once per schema object of one spec: the resolution gives one object per stored schema. */
+function prepareOnce(schema: unknown, seen: Map<object, PreparedSchema>): PreparedSchema {
+  if (typeof schema !== "object" || schema === null) return prepareSchema(schema);
+  let prepared = seen.get(schema);
+  if (!prepared) seen.set(schema, (prepared = prepareSchema(schema)));
+  return prepared;
 }
 
 /** Compiles on the caller's thread: unit tests, and anywhere no worker thread is wanted. */
