@@ -84,8 +84,8 @@ export type RegistrarDeps = {
   specBudget?: TypeBudgets;
   /**
    * The monotonic clock (ms) that times the work a registration does on the event loop,
-   * resolving its schemas' refs, charged to `specBudget` like compilation (performance.now by
-   * default; tests set the cost).
+   * resolving its schemas' refs and preparing the resolved schemas for compilation, charged
+   * to `specBudget` like compilation (performance.now by default; tests set the cost).
    */
   workClock?: () => number;
   /** Told of each status change held back by the per-instance bound (a metric). */

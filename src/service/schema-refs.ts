@@ -17,7 +17,7 @@ import { StoreUnavailableError } from "../domain/ports.js";
 import { ErrorCode, RegistryError } from "../domain/errors.js";
 import type { SchemaBook } from "../domain/schemas/schema-book.js";
 import { readSchemaRecord } from "../domain/schemas/schema-record.js";
-import { findRefs, refKey, resolveRefs, type SchemaSource } from "../domain/schemas/schema-refs.js";
+import { findRefs, refKey, resolveRefs, type RefAt, type SchemaSource } from "../domain/schemas/schema-refs.js";
 import { schemaKey } from "../domain/view/records.js";
 import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
 import type { WriteMemo } from "../domain/schemas/resolved-ref-cache.js";
@@ -42,12 +42,17 @@ export async function loadReferenced(roots: readonly unknown[], book: SchemaBook
   const found = new Map<string, unknown>();
   const absent = new Set<string>();
   let reads = 0;
-  let pending = roots.flatMap((r) => findRefs(r).refs);
+  let pending: RefAt[] = [];
+  for (const root of roots) {
+    await slices?.next();
+    pending.push(...findRefs(root).refs);
+  }
   while (pending.length > 0) {
     const next: typeof pending = [];
     for (const ref of pending) {
       const key = refKey(ref.name, ref.version);
       if (found.has(key) || absent.has(key)) continue;
+      await slices?.next();
       if (found.size >= MAX_REFERENCED_SCHEMAS) {
         throw new RegistryError(ErrorCode.InvalidRequest, `the schemas refer to more than ${MAX_REFERENCED_SCHEMAS} named schemas`, { issues: [{ path: ref.path, message: `more than ${MAX_REFERENCED_SCHEMAS} named schemas referred to` }] });
       }
