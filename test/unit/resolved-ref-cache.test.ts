@@ -13,6 +13,8 @@ import { ResolvedRefCache, WriteMemo } from "../../src/domain/schemas/resolved-r
 import { resolveRefs, type SchemaSource } from "../../src/domain/schemas/schema-refs.js";
 import { schemaKey } from "../../src/domain/view/records.js";
 import { resolveForWrite } from "../../src/service/schema-refs.js";
+import { SchemaResolution } from "../../src/service/schema-resolution.js";
+import type { JsonSchema } from "../../src/protocol/spec.js";
 
 const CHAIN = 250;
 const CAPABILITIES = 256;
@@ -121,6 +123,28 @@ describe("ResolvedRefCache", () => {
     expect(memo.get("S599:1.0.0")).toBeDefined();
     memo.set("Huge:1.0.0", { schema: {}, nodes: 5000, refs: 1, dialect: false });
     expect(memo.get("Huge:1.0.0")).toBeUndefined();
+  });
+});
+
+describe("queries' resolution (SchemaResolution)", () => {
+  it("reuses what a write expanded, and adds to it what it expands itself", async () => {
+    const book = bookOf(chain());
+    await resolveForWrite([{ $ref: "#C0:1.0.0" }], ["schema"], book, new MemoryStore());
+    expect(book.resolved.size).toBe(CHAIN);
+    const lookups = vi.spyOn(book, "source");
+    const queries = new SchemaResolution(book);
+    const schema = { type: "object", properties: { x: { $ref: "#C0:1.0.0" } } } as JsonSchema;
+    expect(queries.schema(schema)).toEqual({ type: "object", properties: { x: { type: "string", minLength: 1 } } });
+    expect(lookups).not.toHaveBeenCalled();
+    // A schema no write used is expanded by the query, and kept for the next.
+    const other = bookOf({ ...chain(), "Wrap:1.0.0": { items: { $ref: "#C0:1.0.0" } } });
+    const otherLookups = vi.spyOn(other, "source");
+    new SchemaResolution(other).schema({ $ref: "#Wrap:1.0.0" } as JsonSchema);
+    expect(otherLookups).toHaveBeenCalledTimes(CHAIN + 1);
+    expect(other.resolved.size).toBe(CHAIN + 1);
+    otherLookups.mockClear();
+    new SchemaResolution(other).schema({ anyOf: [{ $ref: "#Wrap:1.0.0" }] } as JsonSchema);
+    expect(otherLookups).not.toHaveBeenCalled();
   });
 });
 
