@@ -5,7 +5,7 @@
  * limit covers, and they may come from files as well as from bounded request bodies.
  */
 
-/** Deepest nesting accepted: a request body's own limit (adapters/nats/request-body.ts). */
+/** Deepest nesting accepted: a request body's own limit (kit/request-body.ts). */
 export const MAX_KEPT_JSON_DEPTH = 64;
 
 /**

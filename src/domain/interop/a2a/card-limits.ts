@@ -1,7 +1,7 @@
 /**
  * Bounds on an Agent Card, checked by one iterative walk before anything recursive (ajv,
  * JSON.stringify, structuredClone) touches it. The service's request reader already refuses
- * deep, large or `__proto__`-keyed bodies (adapters/nats/request-body.ts), but cards also come
+ * deep, large or `__proto__`-keyed bodies (kit/request-body.ts), but cards also come
  * from registry files, the CLI and stored specs, so the domain does not rely on that.
  */
 /** Deepest nesting of objects and arrays in a card (the card itself is level 1). */

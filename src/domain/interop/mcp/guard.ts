@@ -1,6 +1,6 @@
 /**
  * The bounds a tool spec must keep before any of it is mapped, for the same reasons as the
- * request body's (adapters/nats/request-body.ts): no `__proto__` or `constructor` key at any
+ * request body's (kit/request-body.ts): no `__proto__` or `constructor` key at any
  * depth, so no later spread or merge of a kept value (`_meta`, a schema) can be poisoned, and
  * no nesting deeper than a body may have, because `mcp_extra` is stored and re-read with
  * recursive JSON code that no schema limit covers. Callers other than the NATS endpoint (the
