@@ -49,6 +49,7 @@ import { SearchIndexer } from "./search-indexer.js";
 import { dependencyGraph, withFileWarnings } from "../domain/graph/graph-query.js";
 import type { FileProblem } from "../domain/spec/registry-v2/problems.js";
 import { sbomDocument } from "../domain/sbom/sbom-document.js";
+import { fleetDocumentFloor } from "../domain/sbom/fleet-document-floor.js";
 import { randomUUID } from "node:crypto";
 import { packageVersion } from "../version.js";
 import type { Logger } from "../kit/logger.js";
@@ -94,12 +95,15 @@ export class QueryService {
   private readonly maxPayload: () => number;
   /** The warnings of the registry file this replica applied last (section 11.3): `graph` reports them. */
   private readonly fileWarnings: () => readonly FileProblem[];
+  /** Writes an SBOM document: the costly part of `sbom`, run only for a request admitted. */
+  private readonly buildSbom: typeof sbomDocument;
 
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
-    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[]; payloads?: PayloadChecks } = {},
+    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[]; payloads?: PayloadChecks; buildSbom?: typeof sbomDocument } = {},
   ) {
+    this.buildSbom = opts.buildSbom ?? sbomDocument;
     this.payloads = opts.payloads ?? new InlinePayloadChecks();
     this.fileWarnings = opts.fileWarnings ?? (() => []);
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
@@ -395,8 +399,13 @@ export class QueryService {
     sbom: (body, tenant) => {
       const q = parseMessage(sbomQuery, body, "sbom");
       const root = q.agent_type === undefined ? undefined : this.visibleAgent(q.agent_type, tenant);
+      if (root === undefined) {
+        // Admission before the work: a fleet whose document cannot fit is refused for the price of a sum (fleet-document-floor.ts).
+        const floor = fleetDocumentFloor(this.view, tenant, this.listBytes());
+        if (floor > this.listBytes()) throw this.sbomTooLarge("its agents' names, versions, descriptions, teams and subjects alone are", false);
+      }
       const ctx = { serial: randomUUID(), now: Date.now(), toolVersion: packageVersion() };
-      const doc = sbomDocument(this.view, q.format ?? "cyclonedx", root, tenant, ctx, this.listBytes());
+      const doc = this.buildSbom(this.view, q.format ?? "cyclonedx", root, tenant, ctx, this.listBytes());
       if (doc === null) throw this.sbomTooLarge("its dependency graph alone is", root !== undefined);
       const bytes = Buffer.byteLength(JSON.stringify(doc));
       if (bytes > this.listBytes()) throw this.sbomTooLarge(`it is ${bytes} bytes,`, root !== undefined);
