@@ -11,8 +11,10 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { EventFeed } from "../../src/ui/server/event-feed.js";
+import { EventVisibility } from "../../src/ui/server/event-visibility.js";
+import { RegistryClient } from "../../src/client/registry-client.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
-import { configOf, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
 let server: NatsTestServer;
@@ -37,7 +39,11 @@ afterAll(async () => {
 it("cuts off a client that reads slower than events come, and frees its place", async () => {
   const { prefix, eventsStream } = configOf(reg);
   const warnings: object[] = [];
-  const feed = new EventFeed({ nc, prefix, stream: eventsStream, maxClients: 1, maxBufferBytes: 64 * 1024, log: { warn: (obj) => void warnings.push(obj) } });
+  // A shared agent type, so the page may see its heartbeats.
+  await new RegistryClient(nc, { prefix }).register({ spec: spec("slow") as any, instance_id: "s1", status: "ready" });
+  await waitFor(() => reg.view.get("slow") !== undefined, { message: "the replica's view holds the agent" });
+  const visibility = new EventVisibility(reg.view, (revision) => waitFor(() => reg.view.revision >= revision));
+  const feed = new EventFeed({ nc, prefix, stream: eventsStream, maxClients: 1, visibility, maxBufferBytes: 64 * 1024, log: { warn: (obj) => void warnings.push(obj) } });
   http = createServer((req, res) => void feed.serve(req, res, new URLSearchParams("heartbeats=1")));
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   const port = (http.address() as AddressInfo).port;

@@ -76,6 +76,10 @@ export function aggregateStatus(instances: Iterable<InstanceState>): AgentStatus
 
 /** Who may see an agent: shared agents (no tenant_scope) are seen by all, scoped ones by their tenant only. */
 export function visibleTo(agent: AgentState, tenant: string | null): boolean {
-  const scope = agent.spec.tenant_scope;
+  return scopeVisibleTo(agent.spec.tenant_scope, tenant);
+}
+
+/** The same rule on a tenant_scope alone, for what names one without the agent (a registered event's data). */
+export function scopeVisibleTo(scope: string | null, tenant: string | null): boolean {
   return scope === null || scope === tenant;
 }

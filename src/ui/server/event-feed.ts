@@ -9,6 +9,8 @@
  * buffered for without bound. A stream that ends, whoever ends it, deletes its consumer; one
  * left by a replica that died is removed by the server after CONSUMER_INACTIVE_MS. When the stream cannot be read (NATS down, the stream deleted)
  * the request is answered 503 with a structured error and logged at warn, its path redacted.
+ * Every event, stored or heartbeat, goes through the page's visibility first
+ * (event-visibility.ts): a tenant's agents' events never reach the page, which cannot show them.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
@@ -16,12 +18,15 @@ import { jetstream, jetstreamManager, type OrderedConsumerOptions } from "@nats-
 import { filterSubjects, openEventConsumer, startPolicy, subjectMatches, supportsManyFilters, type EventConsumer } from "../../client/events.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { redactUrl } from "../../kit/log-redaction.js";
+import type { EventVisibility } from "./event-visibility.js";
 
 export type EventFeedOptions = {
   nc: NatsConnection;
   prefix: string;
   stream: string;
   maxClients: number;
+  /** Which events, and what of them, the page may see. */
+  visibility: EventVisibility;
   /** A comment line this often keeps proxies from closing an idle stream. */
   keepAliveMs?: number;
   /** Bytes written but not yet taken by the client past which it is cut off. */
@@ -166,7 +171,8 @@ export class EventFeed {
         callback: (err, m) => {
           if (err) return;
           const event = this.#parse(m.data);
-          if (event) write(`event: ${event.type}\ndata: ${event.json}\n\n`);
+          const shown = event && this.#o.visibility.shownNow(event);
+          if (shown) write(`event: ${event.type}\ndata: ${JSON.stringify(shown)}\n\n`);
         },
       });
     }
@@ -176,7 +182,9 @@ export class EventFeed {
         // Also filtered here, for servers that could not take every filter subject.
         if (filters && !filters.some((f) => subjectMatches(f, m.subject))) continue;
         const event = this.#parse(m.data);
-        if (event) write(`id: ${m.seq}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
+        const shown = event && (await this.#o.visibility.shown(event));
+        // Re-serialised: one line whatever the publisher wrote, so no `data:` line can be split.
+        if (shown) write(`id: ${m.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(shown)}\n\n`);
       }
     } finally {
       close();
@@ -190,13 +198,12 @@ export class EventFeed {
     refuse(res, 503, "unavailable", `the events stream cannot be read: ${message}`);
   }
 
-  /** A stored message as one line of JSON and its type; null when it is not a CloudEvent. */
-  #parse(data: Uint8Array): { type: string; json: string } | null {
+  /** A message as a CloudEvent with a one-line type; null when it is not one. */
+  #parse(data: Uint8Array): (Record<string, unknown> & { type: string }) | null {
     try {
       const event = JSON.parse(this.#decoder.decode(data)) as { type?: unknown };
-      if (typeof event !== "object" || event === null || typeof event.type !== "string" || /[\r\n]/.test(event.type)) return null;
-      // Re-serialised: one line whatever the publisher wrote, so no `data:` line can be split.
-      return { type: event.type, json: JSON.stringify(event) };
+      if (typeof event !== "object" || event === null || Array.isArray(event) || typeof event.type !== "string" || /[\r\n]/.test(event.type)) return null;
+      return event as Record<string, unknown> & { type: string };
     } catch {
       return null; // the stream may be shared with other publishers
     }

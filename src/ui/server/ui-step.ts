@@ -1,15 +1,18 @@
 /**
  * The start step of the operator's web page (docs/ui.md): with REGISTRY_UI on (the default),
  * the ops server answers /ui through the SDK client on this replica's connection, like any
- * other client of the registry. The event streams close before NATS drains.
+ * other client of the registry. The event streams close before NATS drains. Its event stream
+ * reads this replica's view (`waitForView` lets it catch up) to leave out what the page's
+ * queries would not show (event-visibility.ts).
  */
 import type { Nats, StartContext } from "../../start-steps.js";
 import { RegistryClient } from "../../client/registry-client.js";
 import { EventFeed } from "./event-feed.js";
+import { EventVisibility, type ViewWait } from "./event-visibility.js";
 import { StaticFiles } from "./static-files.js";
 import { createUiHandler } from "./ui-server.js";
 
-export function serveUi(ctx: StartContext, { nc }: Nats, publicDir?: string): void {
+export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, publicDir?: string): void {
   const { config } = ctx;
   if (!config.ui) return;
   const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
@@ -19,6 +22,7 @@ export function serveUi(ctx: StartContext, { nc }: Nats, publicDir?: string): vo
     prefix: config.prefix,
     stream: config.eventsStream,
     maxClients: config.uiMaxClients,
+    visibility: new EventVisibility(ctx.view, waitForView),
     timeoutMs: config.requestTimeoutMs,
     connected: () => ctx.status.natsUp,
     log,

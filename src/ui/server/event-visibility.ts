@@ -1,0 +1,91 @@
+/**
+ * Which events the web page's stream (/ui/events) may carry, and what of them: those about
+ * agents the page's own queries can show (issue 35, item 9). The page asks on the plain
+ * subjects, so it sees the fleet as a request with no tenant does, shared agents only; the
+ * decision is the queries' own rule (`visibleTo` of domain/view/model.ts) applied to this
+ * replica's view, not a second one.
+ *
+ * - An event about an agent type (`data.agent_type`: registered, deregistered, status,
+ *   heartbeats, dependency events) goes only when the view holds that agent type and the
+ *   page may see it; a registered event also only when the tenant_scope it names may be seen.
+ *   An agent type the view does not hold (never seen here, or gone past retention) is one
+ *   `get` answers not_found for: its events are left out too.
+ * - A capability event goes only when an agent type the page may see declares that
+ *   capability (in any state, so its removal is shown), and names only such providers: a
+ *   capability of another tenant's agents alone stays theirs, name included.
+ * - Events about no agent (alerts) go to every page.
+ *
+ * An event can arrive before this replica's view applied the change that caused it (another
+ * replica published it): one whose `revision` is ahead of the view waits for the view first,
+ * up to VIEW_WAIT_MS, then is decided on what the view holds.
+ */
+import { scopeVisibleTo, visibleTo, type AgentState } from "../../domain/view/model.js";
+
+/** What the decision reads of this replica's view. */
+export type PageFleet = {
+  readonly revision: number;
+  get(agentType: string): AgentState | undefined;
+  providersOf(capability: string): ReadonlySet<string>;
+};
+
+/** Resolves once the view applied `revision` or `timeoutMs` passed, whichever first. */
+export type ViewWait = (revision: number, timeoutMs: number) => Promise<unknown>;
+
+/** How long one event may wait for the view to apply its revision. */
+export const VIEW_WAIT_MS = 1000;
+
+/** The page's queries name no tenant: it sees shared agents only. */
+const PAGE_TENANT = null;
+
+type Fields = Record<string, unknown>;
+
+export class EventVisibility {
+  constructor(
+    private readonly fleet: PageFleet,
+    private readonly waitForView: ViewWait,
+  ) {}
+
+  /** The event as the page may see it (providers it may not see removed), or null when the page may not see it at all. */
+  async shown(event: Fields): Promise<Fields | null> {
+    const revision = dataOf(event)?.["revision"];
+    if (typeof revision === "number" && revision > this.fleet.revision) await this.waitForView(revision, VIEW_WAIT_MS);
+    return this.shownNow(event);
+  }
+
+  /** The same decision on the view as it is (heartbeats carry no revision to wait for). */
+  shownNow(event: Fields): Fields | null {
+    const data = dataOf(event);
+    if (data === undefined) return event;
+    const agentType = data["agent_type"];
+    if (typeof agentType === "string") {
+      const scope = data["tenant_scope"];
+      if (!this.visible(agentType) || (typeof scope === "string" && !scopeVisibleTo(scope, PAGE_TENANT))) return null;
+      return withVisibleProviders(event, data, (t) => this.visible(t));
+    }
+    const capability = data["capability"];
+    if (typeof capability === "string") {
+      if (![...this.fleet.providersOf(capability)].some((t) => this.visible(t))) return null;
+      return withVisibleProviders(event, data, (t) => this.visible(t));
+    }
+    return event;
+  }
+
+  private visible(agentType: string): boolean {
+    const agent = this.fleet.get(agentType);
+    return agent !== undefined && visibleTo(agent, PAGE_TENANT);
+  }
+}
+
+function dataOf(event: Fields): Fields | undefined {
+  const data = event["data"];
+  return typeof data === "object" && data !== null && !Array.isArray(data) ? (data as Fields) : undefined;
+}
+
+/** The event with `data.providers` cut to the agent types the page may see (unchanged when it has none to cut). */
+function withVisibleProviders(event: Fields, data: Fields, visible: (agentType: string) => boolean): Fields {
+  const providers = data["providers"];
+  if (!Array.isArray(providers)) return event;
+  const kept = providers.filter((p): p is string => typeof p === "string" && visible(p));
+  if (kept.length === providers.length) return event;
+  return { ...event, data: { ...data, providers: kept } };
+}
