@@ -1,6 +1,7 @@
 // Flat config: the recommended JS and type-aware-free TypeScript rules, plus the layering of
 // STYLE.md: protocol/ imports nothing, domain/ does no I/O, service/ talks to ports (never to
-// an adapter), and the SDK (client/) loads no server code.
+// an adapter), the SDK (client/) loads no server code, and kit/ (shared by server and fronts)
+// reaches into neither.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -38,6 +39,20 @@ export default tseslint.config(
         patterns: [{ regex: "^(?!\\./)", message: "src/protocol is the wire contract as pure data: it imports only its own files." }],
       }],
       "no-restricted-globals": ["error", "setTimeout", "setInterval", "process", "Buffer"],
+    },
+  },
+  {
+    // What the server and its fronts (MCP, audit, ui, cli) share: it depends on none of them.
+    files: ["src/kit/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          {
+            group: ["**/service/**", "**/adapters/**", "**/cli/**", "**/mcp/**", "**/audit/**", "**/ui/**", "**/client/**", "**/main.js", "**/start-steps.js"],
+            message: "src/kit is what server and fronts share: it builds on src/protocol and src/domain only, and they import it, never the reverse.",
+          },
+        ],
+      }],
     },
   },
   {

@@ -7,6 +7,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { hostAllowed, isLoopbackHost } from "../kit/hosts.js";
 
 export type HttpGuardOptions = {
   /** Host names (no port) a request's `Host` may name. */
@@ -18,32 +19,6 @@ export type HttpGuardOptions = {
 
 export type Refusal = { status: 401 | 403; message: string; headers?: Record<string, string> };
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]", ""]);
-
-/**
- * True for an address that only this machine can reach: a loopback name, or an IPv4 address in
- * 127.0.0.0/8 written whole. A name that merely starts with "127." (127.0.0.1.evil.com) is any
- * host its owner points it at.
- */
-export const isLoopback = (host: string): boolean => LOOPBACK_NAMES.includes(bracketed(host)) || /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host);
-
-const bracketed = (host: string): string => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host).toLowerCase();
-
-/** The loopback names, the bind address unless it is a wildcard, and the names the operator added. */
-export function allowedHostsFor(bindHost: string, extra: readonly string[]): string[] {
-  const names = [...LOOPBACK_NAMES, ...(WILDCARD_BINDS.has(bindHost) ? [] : [bindHost]), ...extra];
-  return [...new Set(names.map(bracketed))];
-}
-
-/** `example.com:8080` -> `example.com`, `[::1]:80` -> `[::1]`. */
-export function hostName(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
-  const colon = h.indexOf(":");
-  return colon < 0 ? h : h.slice(0, colon);
-}
-
 function originAllowed(origin: string, allowed: readonly string[]): boolean {
   let url: URL;
   try {
@@ -52,7 +27,7 @@ function originAllowed(origin: string, allowed: readonly string[]): boolean {
     return false;
   }
   if (allowed.length > 0) return allowed.some((a) => a.replace(/\/$/, "").toLowerCase() === url.origin.toLowerCase());
-  return (url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname);
+  return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname);
 }
 
 const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
@@ -60,7 +35,7 @@ const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
 /** Why the request is refused, or null when it may go on. */
 export function refusal(headers: IncomingHttpHeaders, options: HttpGuardOptions): Refusal | null {
   const host = headers.host;
-  if (host === undefined || !options.allowedHosts.includes(hostName(host))) {
+  if (!hostAllowed(host, options.allowedHosts)) {
     return { status: 403, message: `Host ${JSON.stringify(host ?? "")} is not allowed (allowed: ${options.allowedHosts.join(", ")}; --allowed-host adds one)` };
   }
   const origin = headers.origin;

@@ -14,7 +14,7 @@ import { NatsLink, type RegistryLink } from "./nats-link.js";
 import type { Logger } from "../kit/logger.js";
 import { watchCapabilityChanges } from "./capability-watch.js";
 import type { McpConfig } from "../config/mcp.js";
-import { allowedHostsFor, isLoopback } from "./http-guard.js";
+import { allowedHostsFor, isLoopbackHost } from "../kit/hosts.js";
 import { startMcpHttp, type McpHttpEndpoint } from "./http-server.js";
 import { McpSessions } from "./http-sessions.js";
 import { createRegistryMcpServer, type RegistryMcpOptions } from "./server.js";
@@ -62,7 +62,7 @@ export type HttpFrontSettings = Pick<McpConfig, "httpHost" | "token" | "allowedH
  * subscription for the whole endpoint feeds every session's resource updates.
  */
 export async function startHttpFront(settings: HttpFrontSettings, ctx: ToolContext, log: Logger): Promise<McpHttpEndpoint> {
-  if (!isLoopback(settings.httpHost) && settings.token === undefined) {
+  if (!isLoopbackHost(settings.httpHost) && settings.token === undefined) {
     log.warn({ host: settings.httpHost }, "the MCP endpoint is reachable from other machines without a bearer token; set REGISTRY_MCP_TOKEN");
   }
   const options: RegistryMcpOptions = { delegate: settings.delegate, subscriptions: false, tenant: ctx.link.tenant, log };

@@ -1,7 +1,7 @@
 /**
  * The layering of STYLE.md, checked on the import graph itself (eslint checks each file's
  * imports; this follows them): `agent-registry/client` reaches no server module and no server
- * dependency, and src/protocol reaches nothing at all.
+ * dependency, src/protocol reaches nothing at all, and src/kit no service, adapter or front.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
@@ -52,6 +52,13 @@ describe("import graph", () => {
     const { files, packages } = reach(...domain.map((f) => `src/domain/${f}`));
     for (const f of [...files]) expect(f).toMatch(/^src\/(domain|protocol)\//);
     expect([...packages].filter((p) => p.startsWith("@nats-io/") || p.startsWith("node:") || p === "pino" || p === "prom-client")).toEqual([]);
+  });
+
+  it("src/kit (what server and fronts share) reaches only itself, src/protocol and src/domain", () => {
+    const kit = readdirSync(resolve(root, "src/kit"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    expect(kit.length).toBeGreaterThan(0);
+    const { files } = reach(...kit.map((f) => `src/kit/${f}`));
+    expect([...files].filter((f) => !/^src\/(kit|protocol|domain)\//.test(f))).toEqual([]);
   });
 
   it("the web page's browser code reaches only itself, src/ui/shared.ts and protocol types, and no package", () => {

@@ -3,7 +3,8 @@
  * the bearer token, on headers as node:http hands them over.
  */
 import { describe, expect, it } from "vitest";
-import { allowedHostsFor, hostName, isLoopback, refusal, type HttpGuardOptions } from "../../src/mcp/http-guard.js";
+import { refusal, type HttpGuardOptions } from "../../src/mcp/http-guard.js";
+import { allowedHostsFor, hostName, isLoopbackHost } from "../../src/kit/hosts.js";
 
 const loopback: HttpGuardOptions = { allowedHosts: allowedHostsFor("127.0.0.1", []), allowedOrigins: [] };
 
@@ -19,10 +20,10 @@ describe("http guard", () => {
     expect(allowedHostsFor("0.0.0.0", ["Registry.Internal"])).toEqual(["localhost", "127.0.0.1", "[::1]", "registry.internal"]);
     expect(allowedHostsFor("::1", [])).toEqual(["localhost", "127.0.0.1", "[::1]"]);
     expect(allowedHostsFor("10.0.0.5", [])).toContain("10.0.0.5");
-    expect(isLoopback("127.0.0.2")).toBe(true);
-    expect(isLoopback("10.0.0.5")).toBe(false);
+    expect(isLoopbackHost("127.0.0.2")).toBe(true);
+    expect(isLoopbackHost("10.0.0.5")).toBe(false);
     // Names that only start like a loopback address resolve wherever their owner says.
-    for (const name of ["127.0.0.1.evil.com", "127.evil.com", "127.0.0.1evil", "127.0.0.256", "127.0.0"]) expect(isLoopback(name), name).toBe(false);
+    for (const name of ["127.0.0.1.evil.com", "127.evil.com", "127.0.0.1evil", "127.0.0.256", "127.0.0"]) expect(isLoopbackHost(name), name).toBe(false);
   });
 
   it("refuses a Host that names another site, or none", () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/service.js";
-import { hasCredentials, isLoopbackServer, noAuthWarning } from "../../src/adapters/nats/nats-connection.js";
+import { hasCredentials, noAuthWarning } from "../../src/adapters/nats/nats-connection.js";
+import { isLoopbackAuthority } from "../../src/kit/hosts.js";
 
 describe("the no-auth warning of serve (issue 14, finding 16)", () => {
   it("knows loopback servers by the host nats.js reports", () => {
-    for (const s of ["127.0.0.1:4222", "127.10.0.3:4222", "localhost:4222", "nats.localhost:4222", "[::1]:4222", "[::ffff:127.0.0.1]:4222"]) expect(isLoopbackServer(s), s).toBe(true);
-    for (const s of ["192.0.2.2:4222", "nats:4222", "nats-1.nats.svc:4222", "[fd00::2]:4222", "128.0.0.1:4222", "localhost.example.com:4222"]) expect(isLoopbackServer(s), s).toBe(false);
+    for (const s of ["127.0.0.1:4222", "127.10.0.3:4222", "localhost:4222", "nats.localhost:4222", "[::1]:4222", "[::ffff:127.0.0.1]:4222"]) expect(isLoopbackAuthority(s), s).toBe(true);
+    for (const s of ["192.0.2.2:4222", "nats:4222", "nats-1.nats.svc:4222", "[fd00::2]:4222", "128.0.0.1:4222", "localhost.example.com:4222"]) expect(isLoopbackAuthority(s), s).toBe(false);
   });
 
   it("counts every way the registry can authenticate", () => {

@@ -14,6 +14,7 @@ import { connectionOptions, DEFAULT_NATS_URL, type ConnectOptions } from "../../
 import type { Config } from "../../config/service.js";
 import type { Logger } from "../../kit/logger.js";
 import { redactUrls } from "../../kit/log-redaction.js";
+import { isLoopbackAuthority } from "../../kit/hosts.js";
 import { findNatsServerBinary, natsServerBinaryName, startNatsServer, type NatsServerHandle } from "./nats-server-process.js";
 
 export const MIN_CLUSTER_VERSION = "2.10.23";
@@ -145,12 +146,6 @@ export function hasCredentials(config: Config): boolean {
   });
 }
 
-/** The host of nats.js's `getServer()` (`host:port`, `[v6]:port`), and whether it is this machine's loopback. */
-export function isLoopbackServer(hostPort: string): boolean {
-  const host = (hostPort.startsWith("[") ? hostPort.slice(1, hostPort.indexOf("]")) : hostPort.replace(/:\d+$/, "")).toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host) || host === "::1" || /^::ffff:127(\.\d{1,3}){3}$/.test(host);
-}
-
 /**
  * The warning `serve` gives when it runs without credentials against a server another
  * machine can reach (issue 14): with no authentication there, any client can register as any
@@ -158,7 +153,7 @@ export function isLoopbackServer(hostPort: string): boolean {
  * the embedded one) is left alone.
  */
 export function noAuthWarning(server: string, credentials: boolean, authRequired: boolean | undefined): string | null {
-  if (credentials || server === "" || isLoopbackServer(server)) return null;
+  if (credentials || server === "" || isLoopbackAuthority(server)) return null;
   const what = authRequired ? "" : " (and the server does not ask for any)";
   return `connected to NATS at ${server} without credentials${what}: any client that reaches this server can register as any agent, read replies and write the registry's bucket; give each role its own user and permissions (docs/security.md)`;
 }
