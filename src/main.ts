@@ -90,7 +90,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     metrics,
     subjects: makeSubjects(config.prefix),
     view,
-    ops: createOpsServer({ host: config.httpHost, port: config.httpPort, registry: metrics.registry, health, logger: root.child({ component: "ops" }) }),
+    ops: createOpsServer({ host: config.httpHost, port: config.httpPort, allowedHosts: config.httpAllowedHosts, registry: metrics.registry, health, logger: root.child({ component: "ops" }) }),
     teardown,
     signal: abort.signal,
     status,

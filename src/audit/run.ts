@@ -54,7 +54,7 @@ export async function runAudit(deps: RunAuditDeps): Promise<void> {
     return { live: true, ready: Object.values(checks).every((c) => c.ok), checks };
   };
   try {
-    const ops = createOpsServer({ host: config.httpHost, port: config.httpPort, registry: metrics.registry, health, logger: log });
+    const ops = createOpsServer({ host: config.httpHost, port: config.httpPort, allowedHosts: config.httpAllowedHosts, allowedHostsSetting: "AUDIT_HTTP_ALLOWED_HOSTS", registry: metrics.registry, health, logger: log });
     const port = await ops.listen();
     teardown.defer("ops server", () => ops.close());
     deps.onListening?.(port);

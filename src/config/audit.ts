@@ -5,7 +5,7 @@
  * lists these rows and a test checks it against this table.
  */
 import { z } from "zod";
-import { int, logLevel } from "./fields.js";
+import { hostList, int, logLevel } from "./fields.js";
 import { loadSettings, type Env, type GivenFlag, type SettingSources } from "./load.js";
 
 export const AUDIT_VARIABLES = [
@@ -15,6 +15,7 @@ export const AUDIT_VARIABLES = [
   { key: "retentionDays", env: "AUDIT_RETENTION_DAYS", flag: "retention-days", default: 0, doc: "delete mirrored events older than this many days (0 keeps everything)" },
   { key: "httpPort", env: "AUDIT_HTTP_PORT", flag: "http-port", default: 9465, doc: "port of /healthz, /readyz and /metrics (0 picks a free port)" },
   { key: "httpHost", env: "AUDIT_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "address the ops server binds to" },
+  { key: "httpAllowedHosts", env: "AUDIT_HTTP_ALLOWED_HOSTS", flag: "http-allowed-hosts", default: undefined, doc: "more host names an ops request's Host may name, comma-separated (loopback names and the bound address always; bound to 0.0.0.0 or ::, the machine's interface addresses); others get 421" },
   { key: "standbyRetryMs", env: "AUDIT_STANDBY_RETRY_MS", flag: "standby-retry", default: 2000, doc: "how often a standby mirror tries to become the writer" },
   { key: "maxRetryMs", env: "AUDIT_MAX_RETRY_MS", flag: "max-retry", default: 30000, doc: "longest wait between attempts to reach PostgreSQL or NATS (back-off doubles up to it)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "level of the JSON logs written to stderr" },
@@ -28,6 +29,7 @@ export const auditSettingFields = {
   retentionDays: int(0, 365_000).default(0),
   httpPort: int(0, 65535).default(9465),
   httpHost: z.string().min(1).default("0.0.0.0"),
+  httpAllowedHosts: hostList.optional(),
   standbyRetryMs: int(10, 600_000).default(2000),
   maxRetryMs: int(10, 600_000).default(30000),
   logLevel,

@@ -3,6 +3,7 @@
  * environment or a flag, or typed from overrides, and every table reads it the same way.
  */
 import { z } from "zod";
+import { hostListProblem } from "../kit/hosts.js";
 
 export const bool = z
   .union([z.boolean(), z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"])])
@@ -14,6 +15,12 @@ export const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.numb
 export const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s !== ""));
+
+/** Host names a `Host` header may name (no port, scheme or wildcard), a list as above, each checked. */
+export const hostList = list.superRefine((names, ctx) => {
+  const problem = hostListProblem(names);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /** An empty string counts as unset. */
 export const optionalString = z

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { subjectPolicyProblem } from "../domain/spec/subject-rules.js";
 import { redactUrl, redactUrls } from "../kit/log-redaction.js";
 import { auditSettingFields } from "./audit.js";
-import { bool, int, logLevel, optionalString } from "./fields.js";
+import { bool, hostList, int, logLevel, optionalString } from "./fields.js";
 import { ConfigError, loadSettings, prefixed, prefixedKey, type Env, type GivenFlag } from "./load.js";
 import { DELEGATE_TIMEOUTS_PROBLEM, MCP_VARIABLES, mcpSettingFields } from "./mcp.js";
 
@@ -70,6 +70,7 @@ const SERVICE_VARIABLES = [
   { key: "requestTimeoutMs", env: "REGISTRY_REQUEST_TIMEOUT_MS", flag: "request-timeout-ms", default: 5000, doc: "timeout of JetStream API calls and store writes" },
   { key: "httpPort", env: "REGISTRY_HTTP_PORT", flag: "http-port", default: 8080, doc: "ops HTTP server port (/metrics /healthz /readyz); 0 picks a free port" },
   { key: "httpHost", env: "REGISTRY_HTTP_HOST", flag: "http-host", default: "0.0.0.0", doc: "ops HTTP server address" },
+  { key: "httpAllowedHosts", env: "REGISTRY_HTTP_ALLOWED_HOSTS", flag: "http-allowed-hosts", default: undefined, doc: "more host names an ops request's Host may name, comma-separated (loopback names and the bound address always; bound to 0.0.0.0 or ::, the machine's interface addresses); others get 421" },
   { key: "ui", env: "REGISTRY_UI", flag: "ui", default: true, doc: "serve the operator's web page at /ui/ on the ops server (docs/ui.md); false turns it off" },
   { key: "uiToken", env: "REGISTRY_UI_TOKEN", flag: "ui-token", default: undefined, doc: "token the web page and its feed require (bearer header, basic auth password, cookie or ?token=; never logged)" },
   { key: "uiMaxClients", env: "REGISTRY_UI_MAX_CLIENTS", flag: "ui-max-clients", default: 64, doc: "open /ui/events streams at most; one more is refused with 503" },
@@ -146,6 +147,7 @@ export const configSchema = z.object({
   requestTimeoutMs: int(100).default(5000),
   httpPort: int(0, 65535).default(8080),
   httpHost: z.string().min(1).default("0.0.0.0"),
+  httpAllowedHosts: hostList.optional(),
   ui: bool.default(true),
   uiToken: optionalString,
   uiMaxClients: int(1, 10_000).default(64),

@@ -78,20 +78,14 @@ export const MAX_ALLOWED_HOSTS = 64;
 const DNS_NAME_RE = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
 const IPV6_RE = /^\[?[0-9a-f:.]{2,45}\]?$/;
 
-/** What is wrong with a comma-separated list of host names (no ports, no wildcards), or null when nothing is. */
-export function hostListProblem(text: string): string | null {
-  const names = splitHostList(text);
+/** What is wrong with a list of host names (no ports, no wildcards), or null when nothing is. */
+export function hostListProblem(names: readonly string[]): string | null {
   if (names.length > MAX_ALLOWED_HOSTS) return `at most ${MAX_ALLOWED_HOSTS} host names`;
   for (const name of names) {
-    const n = name.toLowerCase();
+    const n = name.trim().toLowerCase();
     if (!DNS_NAME_RE.test(n) && !(n.includes(":") && IPV6_RE.test(n))) {
       return `${JSON.stringify(name.slice(0, 64))} is not a host name or address (no scheme, port, path or wildcard: a Host header's name, e.g. registry.example.com, 10.0.0.5, [fd00::5])`;
     }
   }
   return null;
-}
-
-/** The names of a comma-separated list, trimmed, empty entries left out. */
-export function splitHostList(text: string): string[] {
-  return text.split(",").map((s) => s.trim()).filter((s) => s !== "");
 }

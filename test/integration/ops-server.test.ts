@@ -1,8 +1,10 @@
+import { request } from "node:http";
 import { connect } from "node:net";
 import { Gauge } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
 import { createOpsServer, type HealthReport, type OpsServer } from "../../src/adapters/http/ops-server.js";
+import { interfaceAddresses, isLoopbackHost } from "../../src/kit/hosts.js";
 
 const servers: OpsServer[] = [];
 afterEach(async () => {
@@ -170,5 +172,57 @@ describe("ops server", () => {
     const other = createOpsServer({ host: "127.0.0.1", port: server.port ?? 0, registry: createMetrics().registry, health: healthy });
     await expect(other.listen()).rejects.toMatchObject({ code: "EADDRINUSE" });
     await other.close();
+  });
+
+  describe("Host allowlist (DNS rebinding)", () => {
+    /** A GET to 127.0.0.1:port naming `host` in its Host header (fetch sets its own), or none with null. */
+    function get(port: number, path: string, host: string | null): Promise<{ status: number; body: any }> {
+      return new Promise((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path, setHost: host !== null, headers: host === null ? {} : { Host: host } }, (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: res.headers["content-type"]?.startsWith("application/json") ? JSON.parse(text) : text }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    }
+
+    it("answers loopback names, the bound address and the names configured; refuses any other Host with 421 before a route runs", async () => {
+      let uiCalls = 0;
+      const server = createOpsServer({ host: "127.0.0.1", port: 0, registry: createMetrics().registry, health: healthy, allowedHosts: ["registry.internal"] });
+      server.serveUi(async (_req, res) => void (uiCalls++, res.end("page")));
+      servers.push(server);
+      const port = await server.listen();
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "Registry.Internal:8080", "registry.internal"]) {
+        expect((await get(port, "/healthz", host)).status, host).toBe(200);
+      }
+      for (const host of [`attacker.example:${port}`, `127.0.0.1.attacker.example:${port}`, "registry.internal.attacker.example", `10.0.0.5:${port}`]) {
+        for (const path of ["/healthz", "/metrics", "/ui/", "/nowhere"]) {
+          const res = await get(port, path, host);
+          expect(res.status, `${host} ${path}`).toBe(421);
+          expect(res.body.error).toMatchObject({ code: "misdirected_request", message: expect.stringContaining("REGISTRY_HTTP_ALLOWED_HOSTS") });
+          // The allowlist is not echoed: it holds the machine's addresses.
+          expect(res.body.error.message).not.toContain("registry.internal,");
+        }
+      }
+      // An HTTP/1.1 request with no Host at all: node:http refuses it (400) before the server sees it.
+      expect((await get(port, "/healthz", null)).status).toBe(400);
+      expect(uiCalls).toBe(0);
+      expect((await get(port, "/ui/", `localhost:${port}`)).status).toBe(200);
+      expect(uiCalls).toBe(1);
+    });
+
+    it("bound to every interface, answers the machine's own addresses (a probe or a scrape by pod IP), and no other name", async () => {
+      const own = interfaceAddresses().find((a) => !a.includes(":") && !isLoopbackHost(a));
+      const server = createOpsServer({ host: "0.0.0.0", port: 0, registry: createMetrics().registry, health: healthy });
+      servers.push(server);
+      const port = await server.listen();
+      if (own !== undefined) expect((await get(port, "/readyz", `${own}:${port}`)).status).toBe(200);
+      expect((await get(port, "/readyz", `127.0.0.1:${port}`)).status).toBe(200);
+      expect((await get(port, "/readyz", `agent-registry:${port}`)).status).toBe(421);
+      expect((await get(port, "/readyz", `0.0.0.0:${port}`)).status).toBe(421);
+    });
   });
 });

@@ -13,6 +13,7 @@ import { AUDIT_VARIABLES, loadAuditConfig } from "../../src/config/audit.js";
 import { createAuditMetrics } from "../../src/audit/metrics.js";
 import { SERVICE_NODE_FLAGS } from "../../src/node-flags.js";
 import { subjectIssues } from "../../src/domain/spec/subject-rules.js";
+import { allowedHostsFor, isWildcardBind } from "../../src/kit/hosts.js";
 import { exampleSpecs } from "./fixtures.js";
 
 const root = new URL("../../", import.meta.url);
@@ -163,6 +164,11 @@ describe("docker-compose.yml", () => {
     const targets = (job["static_configs"] as Json[]).flatMap((c) => c["targets"] as string[]);
     const expected = registryServices.map(([name, s]) => `${name}:${loadConfig(composeEnv(s)).httpPort}`);
     expect(targets.sort()).toEqual(expected.sort());
+    // The ops port answers only Host names it knows: each replica answers the name Prometheus scrapes it by.
+    for (const [name, s] of registryServices) {
+      const config = loadConfig(composeEnv(s));
+      expect(allowedHostsFor(config.httpHost, config.httpAllowedHosts ?? []), name).toContain(name);
+    }
     expect(services["prometheus"]?.["volumes"]).toContain("./deploy/prometheus:/etc/prometheus:ro");
     expect(prom["rule_files"]).toEqual(["/etc/prometheus/alerts.yml"]);
   });
@@ -219,6 +225,15 @@ describe("Kubernetes manifests", () => {
     const service = byKind("Service")[0] as Json;
     expect(portOf(service["spec"]["ports"][0]["targetPort"])).toBe(httpPort);
     expect(Number(deployment["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"])).toBe(httpPort);
+    // The ops port answers only Host names it knows. Probes and annotation scrapes name the pod's
+    // IP (no host or Host header set here), which a wildcard bind answers; the Service's name is listed.
+    const config = loadConfig(configMap["data"] as Record<string, string>);
+    expect(isWildcardBind(config.httpHost)).toBe(true);
+    for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"]) {
+      expect(container[probe]["httpGet"]["host"], probe).toBeUndefined();
+      expect(container[probe]["httpGet"]["httpHeaders"], probe).toBeUndefined();
+    }
+    expect(config.httpAllowedHosts).toContain(service["metadata"]["name"]);
   });
 
   it("runs as a non-root user without privilege escalation", () => {
@@ -295,7 +310,9 @@ describe("the audit mirror's deploy files", () => {
     expect(db.pathname).toBe(`/${pg["environment"]["POSTGRES_DB"]}`);
     const prom = parse(read("deploy/prometheus/prometheus.yml")) as Json;
     const job = (prom["scrape_configs"] as Json[]).find((j) => j["job_name"] === "agent-registry-audit") as Json;
-    expect(job["static_configs"][0]["targets"]).toEqual([`audit:${loadAuditConfig({}, { DATABASE_URL: "postgres://x/y", ...env }).httpPort}`]);
+    const auditConfig = loadAuditConfig({}, { DATABASE_URL: "postgres://x/y", ...env });
+    expect(job["static_configs"][0]["targets"]).toEqual([`audit:${auditConfig.httpPort}`]);
+    expect(allowedHostsFor(auditConfig.httpHost, auditConfig.httpAllowedHosts ?? [])).toContain("audit");
   });
 
   it("k8s runs two mirrors with probes on the ops port and secrets for the URL and the password", () => {
@@ -308,6 +325,8 @@ describe("the audit mirror's deploy files", () => {
     expect((c["env"] as Json[]).find((e) => e["name"] === "DATABASE_URL")?.["valueFrom"]?.["secretKeyRef"]).toBeDefined();
     const port = (c["ports"] as Json[])[0]?.["containerPort"];
     expect(port).toBe(loadAuditConfig({}, { ...env, DATABASE_URL: "postgres://x/y" }).httpPort);
+    // Its probes name the pod's IP, which the ops port answers when bound to every interface.
+    expect(isWildcardBind(loadAuditConfig({}, { ...env, DATABASE_URL: "postgres://x/y" }).httpHost)).toBe(true);
     expect(c["livenessProbe"]["httpGet"]["path"]).toBe("/healthz");
     expect(c["readinessProbe"]["httpGet"]["path"]).toBe("/readyz");
   });

@@ -5,11 +5,18 @@
  * and, when a handler is given, the operator's web page under /ui/ (src/ui/server/).
  * node:http is enough for a few read-only routes; building binds nothing, listen() does, so
  * tests can bind port 0 and the composition root decides when to expose it.
+ *
+ * Every request must name an allowed host in `Host` (src/kit/hosts.ts): loopback names, the
+ * bound address (for a wildcard bind, the machine's interface addresses, which kubelet probes
+ * and Prometheus use to reach a pod) and the configured names. Others get 421 before any
+ * route runs, so a page served from a rebinding name cannot read /ui or /metrics through a
+ * browser on this machine or network.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { isRegistryError } from "../../domain/errors.js";
+import { allowedHostsFor, hostAllowed, interfaceAddresses } from "../../kit/hosts.js";
 import { redactUrl } from "../../kit/log-redaction.js";
 
 export interface HealthCheck {
@@ -37,6 +44,10 @@ export interface OpsServerOptions {
   registry: Registry;
   health: () => HealthReport;
   logger?: OpsLogger;
+  /** Host names a request may name besides loopback and the bound address(es) (REGISTRY_HTTP_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** The setting that adds one, named in the refusal. */
+  allowedHostsSetting?: string;
 }
 
 /**
@@ -76,8 +87,15 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   let boundPort: number | undefined;
   let documents: AgentDocuments | undefined;
   let ui: UiHandler | undefined;
+  const allowedHosts = allowedHostsFor(options.host, options.allowedHosts ?? [], interfaceAddresses());
+  const setting = options.allowedHostsSetting ?? "REGISTRY_HTTP_ALLOWED_HOSTS";
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      // 421: this server does not answer for that authority. The list is not echoed: it holds the machine's addresses.
+      const host = JSON.stringify((req.headers.host ?? "").slice(0, 256));
+      return sendJson(res, 421, { error: { code: "misdirected_request", message: `Host ${host} is not a name this server answers to; ${setting} adds one (docs/security.md, "The ops port")` } });
+    }
     // Only the path matters; a query string (cache busters, probes' extras) is ignored.
     const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
     if (ui && (path === "/ui" || path.startsWith("/ui/"))) return ui(req, res, path);
@@ -174,7 +192,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
           s.off("error", onError);
           s.on("error", (err) => logger?.error({ err }, "ops server error"));
           boundPort = (s.address() as AddressInfo).port;
-          logger?.info({ host: options.host, port: boundPort }, "ops server listening");
+          logger?.info({ host: options.host, port: boundPort, allowed_hosts: allowedHosts }, "ops server listening");
           resolve(boundPort);
         });
       });

@@ -22,6 +22,7 @@ const options: Record<string, OptionSpec> = {
   "retention-days": { type: "string", value: "DAYS", description: flagDoc("retention-days") },
   "http-port": { type: "string", value: "PORT", description: flagDoc("http-port") },
   "http-host": { type: "string", value: "HOST", description: flagDoc("http-host") },
+  "http-allowed-hosts": { type: "string", value: "NAMES", description: flagDoc("http-allowed-hosts") },
   "standby-retry": { type: "string", value: "MS", description: flagDoc("standby-retry") },
   "max-retry": { type: "string", value: "MS", description: flagDoc("max-retry") },
   "log-level": { type: "string", value: "LEVEL", description: flagDoc("log-level") },
