@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "../../src/config/service.js";
+import { loadAuditConfig } from "../../src/config/audit.js";
 import { thrownError } from "./registry-error.js";
 
 const configError = (fn: () => unknown): ConfigError => thrownError(ConfigError, fn);
@@ -63,6 +64,16 @@ describe("loadConfig", () => {
     expect(configError(() => loadConfig({ REGISTRY_EMBEDDED: "sometimes" })).message).toContain("REGISTRY_EMBEDDED / --embedded:");
     expect(configError(() => loadConfig({ REGISTRY_HEARTBEAT_EVENTS: "maybe" })).message).toContain("REGISTRY_HEARTBEAT_EVENTS");
     expect(configError(() => loadConfig({ REGISTRY_PREFIX: "has space" })).message).toContain("REGISTRY_PREFIX / --prefix:");
+  });
+
+  it("reads the ops port's allowed hosts as a list, and names the variable and the entry of a bad one", () => {
+    expect(loadConfig({ REGISTRY_HTTP_ALLOWED_HOSTS: "agent-registry, agent-registry.ops.svc ,10.0.0.5" }).httpAllowedHosts).toEqual(["agent-registry", "agent-registry.ops.svc", "10.0.0.5"]);
+    expect(loadConfig({}).httpAllowedHosts).toBeUndefined();
+    const e = configError(() => loadConfig({ REGISTRY_HTTP_ALLOWED_HOSTS: "agent-registry,agent-registry:8080" }));
+    expect(e.message).toContain("REGISTRY_HTTP_ALLOWED_HOSTS / --http-allowed-hosts:");
+    expect(e.message).toContain('"agent-registry:8080" is not a host name');
+    // The audit mirror's ops port takes the same list, under its own name.
+    expect(() => loadAuditConfig({}, { DATABASE_URL: "postgres://x/y", AUDIT_HTTP_ALLOWED_HOSTS: "http://audit" })).toThrow(/AUDIT_HTTP_ALLOWED_HOSTS \/ --http-allowed-hosts: "http:\/\/audit" is not a host name/);
   });
 
   it("reports every bad value at once", () => {
