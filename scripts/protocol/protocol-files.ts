@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
-import * as messages from "../../src/service/messages.js";
+import * as messages from "../../src/domain/messages.js";
 
 /**
  * What JSON Schema cannot say and only the registry checks: a spec the schema accepts may

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ErrorCode, RegistryError, invalidRequest } from "../domain/errors.js";
 import { AGENT_TYPE_RE, CAPABILITY_MAX_LENGTH, CAPABILITY_RE } from "../protocol/ids.js";
 import type { HistoryEvent, HistoryReply } from "../protocol/messages.js";
-import { parseMessage } from "../service/messages.js";
+import { parseMessage } from "../domain/messages.js";
 
 export const HISTORY_MAX_LIMIT = 1000;
 export const HISTORY_DEFAULT_LIMIT = 100;

@@ -10,7 +10,7 @@ import type { ConnectionOptions, NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
 import { createOpsServer, type HealthReport } from "../adapters/http/ops-server.js";
 import { connectUntilUp } from "../adapters/nats/nats-connection.js";
-import { DEFAULT_MAX_PAYLOAD } from "../service/queries.js";
+import { DEFAULT_MAX_PAYLOAD } from "../kit/nats-limits.js";
 import type { Logger } from "../kit/logger.js";
 import { TeardownStack } from "../teardown-stack.js";
 import { AuditWriter } from "./audit-store.js";

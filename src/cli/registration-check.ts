@@ -15,7 +15,7 @@ import { specOfRegisterBody } from "../domain/interop/register-body.js";
 import { SchemaChecker } from "../domain/spec/schema-check.js";
 import { unknownSpecFields } from "../domain/spec/spec.js";
 import { validateSpec } from "../domain/spec/validation.js";
-import { parseMessage, registerMessage } from "../service/messages.js";
+import { parseMessage, registerMessage } from "../domain/messages.js";
 
 export type SpecCheck = { ok: boolean; errors: string[]; warnings: string[]; summary: string };
 export type RegistrationCheck = SpecCheck & { a2aVersion?: A2aVersion };

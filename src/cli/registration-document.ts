@@ -20,7 +20,7 @@
  */
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
-import { parseSpecDocument } from "../adapters/file/documents.js";
+import { parseSpecDocument } from "../kit/documents.js";
 import { SPEC_SOURCES, type SpecSource } from "../domain/interop/register-body.js";
 import { isPlainObject } from "../domain/spec/spec.js";
 

@@ -14,7 +14,7 @@
  * "Overload"). Past the bound a heartbeat is refused at once (`heartbeat` returns null); one
  * joining a write already in flight is not refused, as it costs the store nothing.
  */
-import type { HeartbeatMessage } from "./messages.js";
+import type { HeartbeatMessage } from "../domain/messages.js";
 
 type Reply<R> = { resolve: (r: R) => void; reject: (e: unknown) => void };
 /** The write that waits for the one in flight: its merged message and who waits for it. */

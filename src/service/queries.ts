@@ -4,6 +4,7 @@
  * `min_revision` is checked first, then waits (up to 2 s, among a bounded number of waiters)
  * for the view to reach it, else `stale_view`.
  */
+import { DEFAULT_MAX_PAYLOAD } from "../kit/nats-limits.js";
 import semver from "semver";
 import { AgentIndex } from "../domain/query/agent-index.js";
 import { decodeCursor, encodeCursor, indexAfter, takePage } from "../domain/query/page.js";
@@ -29,13 +30,13 @@ import {
   schemaQuery,
   schemasQuery,
   searchQuery,
-} from "./messages.js";
+} from "../domain/messages.js";
 import { SchemaResolution } from "./schema-resolution.js";
 import { getSchema, listSchemas } from "./schema-queries.js";
 import { AgentStatus, visibleTo, type AgentState } from "../domain/view/model.js";
 import { route } from "../domain/query/routing.js";
 import type { Capability } from "../domain/spec/spec.js";
-import { parseMessage } from "./messages.js";
+import { parseMessage } from "../domain/messages.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
@@ -60,8 +61,6 @@ export const MIN_REVISION_WAIT_MS = 2000;
  * revision): the list itself gets the connection's max_payload less this.
  */
 export const REPLY_OVERHEAD_BYTES = 8 * 1024;
-/** max_payload of a NATS server that does not say (its default). */
-export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 type Body = Record<string, unknown>;
 

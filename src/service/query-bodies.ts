@@ -26,7 +26,7 @@ import {
   schemasQuery,
   searchQuery,
   type LookupQuery,
-} from "./messages.js";
+} from "../domain/messages.js";
 
 export const QUERY_BODIES: { readonly [K in QueryOp]: z.ZodType } = {
   lookup: lookupQuery,

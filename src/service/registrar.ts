@@ -12,7 +12,7 @@ import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
 import type { AgentSpec } from "../domain/spec/spec.js";
-import type { RegisterMessage, HeartbeatMessage } from "./messages.js";
+import type { RegisterMessage, HeartbeatMessage } from "../domain/messages.js";
 import { HeartbeatCoalescer } from "./heartbeat-coalescer.js";
 import { StatusDamper } from "./status-damper.js";
 import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store } from "../domain/ports.js";

@@ -12,7 +12,7 @@ import { refKey } from "../domain/schemas/schema-refs.js";
 import { visibleTo } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { SchemaSummary } from "../protocol/messages.js";
-import type { SchemaQuery, SchemasQuery } from "./messages.js";
+import type { SchemaQuery, SchemasQuery } from "../domain/messages.js";
 
 /** A cursor holds `name:version` of the last schema a page held. */
 const SCHEMA_CURSOR_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}:[0-9A-Za-z.-]{5,256}$/;

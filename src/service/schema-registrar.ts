@@ -22,7 +22,7 @@ import { describeIssues } from "../domain/spec/validation.js";
 import { schemaKey } from "../domain/view/records.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
-import type { SchemaPutMessage } from "./messages.js";
+import type { SchemaPutMessage } from "../domain/messages.js";
 import { resolveForWrite } from "./schema-refs.js";
 
 export type SchemaRegistrarDeps = {

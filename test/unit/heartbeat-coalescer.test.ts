@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HeartbeatCoalescer } from "../../src/service/heartbeat-coalescer.js";
-import type { HeartbeatMessage } from "../../src/service/messages.js";
+import type { HeartbeatMessage } from "../../src/domain/messages.js";
 
 /** A write the test completes by hand, recording what was written. */
 function controlledWrites(maxWrites?: number) {

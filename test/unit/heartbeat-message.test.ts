@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { heartbeatMessage } from "../../src/service/messages.js";
-import { parseHeartbeatMessage, parseMessage } from "../../src/service/messages.js";
+import { heartbeatMessage } from "../../src/domain/messages.js";
+import { parseHeartbeatMessage, parseMessage } from "../../src/domain/messages.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 /** What the zod schema alone answers: the parsed message, or the error's code and message. */

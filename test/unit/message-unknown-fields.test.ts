@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { RegistryError } from "../../src/domain/errors.js";
-import { graphQuery, lookupQuery, parseMessage } from "../../src/service/messages.js";
+import { graphQuery, lookupQuery, parseMessage } from "../../src/domain/messages.js";
 
 function refusal(schema: Parameters<typeof parseMessage>[0], body: unknown): RegistryError {
   try {

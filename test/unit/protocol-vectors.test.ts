@@ -11,7 +11,7 @@ import { isRegistryError } from "../../src/domain/errors.js";
 import { asCardError, specOfRegisterBody } from "../../src/domain/interop/register-body.js";
 import { SchemaChecker } from "../../src/domain/spec/schema-check.js";
 import { validateSpec } from "../../src/domain/spec/validation.js";
-import { parseMessage, registerMessage } from "../../src/service/messages.js";
+import { parseMessage, registerMessage } from "../../src/domain/messages.js";
 import { cardVectors, specVectors, subsetMismatch, toolspecVectors, warningPaths, type SpecLikeVector } from "./protocol-vectors.js";
 
 const checker = new SchemaChecker();

@@ -3,7 +3,7 @@
  * of PROTOCOL.md sections 2, 10.1 and 10.2 through to specOfRegisterBody, which judges them.
  */
 import { describe, expect, it } from "vitest";
-import { parseMessage, registerMessage } from "../../src/service/messages.js";
+import { parseMessage, registerMessage } from "../../src/domain/messages.js";
 
 describe("registerMessage", () => {
   it("takes a body with spec, with a2a_card or with mcp_toolspec", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseSpecDocument } from "../../src/adapters/file/documents.js";
+import { parseSpecDocument } from "../../src/kit/documents.js";
 import { registryEntryToSpec, validateRegistryFile } from "../../src/domain/spec/registry-file.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { EXAMPLE_REGISTRY_FILE } from "./fixtures.js";

@@ -16,11 +16,11 @@ import { REPLY_BACKLOG_LIMIT_BYTES, writeBacklogBytes } from "./write-backlog.js
 import { AGENT_TYPE_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { HeartbeatReply } from "../../protocol/messages.js";
 import type { InstanceStatus } from "../../protocol/states.js";
-import { deregisterMessage, registerMessage } from "../../service/messages.js";
-import { parseHeartbeatMessage, parseMessage } from "../../service/messages.js";
+import { deregisterMessage, registerMessage } from "../../domain/messages.js";
+import { parseHeartbeatMessage, parseMessage } from "../../domain/messages.js";
 import type { Registrar } from "../../service/registrar.js";
 import type { SchemaRegistrar } from "../../service/schema-registrar.js";
-import { schemaPutMessage } from "../../service/messages.js";
+import { schemaPutMessage } from "../../domain/messages.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";

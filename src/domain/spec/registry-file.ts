@@ -1,6 +1,6 @@
 /**
  * The static registry file (A2A agent cards plus where each agent listens) and single
- * Checking only: reading and decoding the file (JSON or YAML, adapters/file/documents.ts) and
+ * Checking only: reading and decoding the file (JSON or YAML, kit/documents.ts) and
  * registering its entries (instance_id `static`) happen at the edges and in the service.
  *
  * Mapping of one file entry to an AgentSpec (also in docs/registry-file.md):

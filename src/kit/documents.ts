@@ -4,7 +4,7 @@
  * domain (domain/spec/), in one place for the CLI and the service.
  */
 import { parseDocument } from "yaml";
-import { isPlainObject } from "../../domain/spec/spec.js";
+import { isPlainObject } from "../domain/spec/spec.js";
 
 export type SpecDocumentResult = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
 
