@@ -48,8 +48,24 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           {
-            group: ["**/service/**", "**/adapters/**", "**/cli/**", "**/mcp/**", "**/audit/**", "**/ui/**", "**/client/**", "**/main.js", "**/start-steps.js"],
+            group: ["**/service/**", "**/adapters/**", "**/cli/**", "**/mcp/**", "**/audit/**", "**/ui/**", "**/client/**", "**/config/**", "**/start/**", "**/main.js"],
             message: "src/kit is what server and fronts share: it builds on src/protocol and src/domain only, and they import it, never the reverse.",
+          },
+        ],
+      }],
+    },
+  },
+  {
+    // The fronts: each has its own entry point and talks to the registry as a client does.
+    // The serve command is the one that starts the service itself (main.ts).
+    files: ["src/mcp/**/*.ts", "src/audit/**/*.ts", "src/cli/**/*.ts", "src/ui/server/**/*.ts"],
+    ignores: ["src/cli/serve.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          {
+            group: ["**/service/**", "**/adapters/**", "**/start/**", "**/main.js"],
+            message: "A front (mcp/, audit/, cli/, ui/) builds on src/protocol, src/client, src/domain's pure rules, src/kit and src/config, never on the service's internals or its composition root.",
           },
         ],
       }],

@@ -11,7 +11,7 @@ export { packageVersion } from "./version.js";
 
 export type { AgentRegistry, RegistryDeps } from "./main.js";
 export type { Config, ConfigInput } from "./config/service.js";
-export type { HealthCheck, HealthReport } from "./adapters/http/ops-server.js";
+export type { HealthCheck, HealthReport } from "./kit/ops-server.js";
 export type { RegistryMetrics } from "./adapters/http/metrics.js";
 export type { Clock } from "./service/clock.js";
 export type { Logger, LogFn } from "./kit/logger.js";

@@ -1,6 +1,6 @@
 /**
  * The composition root: `createRegistry` builds the parts and binds nothing; `start()` runs the
- * start steps (start-steps.ts) in order, each registering its own close on a teardown stack;
+ * start steps (start/steps.ts, start/ui.ts) in order, each registering its own close on a teardown stack;
  * `stop()` aborts a start still under way and runs the stack, last in first out. The service's
  * lifecycle is data: `state` and `stopped`.
  */
@@ -12,15 +12,15 @@ import { RegistryView } from "./domain/view/view.js";
 import { subjects as makeSubjects } from "./protocol/subjects.js";
 import { missingNodeFlags } from "./node-flags.js";
 import { createMetrics, type RegistryMetrics } from "./adapters/http/metrics.js";
-import { createOpsServer, type HealthReport } from "./adapters/http/ops-server.js";
+import { createOpsServer, type HealthReport } from "./kit/ops-server.js";
 import { systemClock, type Clock } from "./service/clock.js";
 import type { Logger } from "./kit/logger.js";
 import { redactUrls } from "./kit/log-redaction.js";
 import { createLogger as createProcessLogger } from "./kit/create-logger.js";
 import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
-import * as steps from "./start-steps.js";
-import { serveUi } from "./ui/server/ui-step.js";
+import * as steps from "./start/steps.js";
+import { serveUi } from "./start/ui.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];

@@ -8,8 +8,8 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { ConnectionOptions, NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
-import { createOpsServer, type HealthReport } from "../adapters/http/ops-server.js";
-import { connectUntilUp } from "../adapters/nats/nats-connection.js";
+import { createOpsServer, type HealthReport } from "../kit/ops-server.js";
+import { connectUntilUp } from "../kit/connect-until-up.js";
 import { DEFAULT_MAX_PAYLOAD } from "../kit/nats-limits.js";
 import type { Logger } from "../kit/logger.js";
 import { TeardownStack } from "../teardown-stack.js";

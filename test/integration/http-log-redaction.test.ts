@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
-import { createOpsServer } from "../../src/adapters/http/ops-server.js";
+import { createOpsServer } from "../../src/kit/ops-server.js";
 import { startMcpHttp, type McpHttpEndpoint } from "../../src/mcp/http-server.js";
 import { captureLogs } from "../harness/registry.js";
 

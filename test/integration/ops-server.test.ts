@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { Gauge } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetrics } from "../../src/adapters/http/metrics.js";
-import { createOpsServer, type HealthReport, type OpsServer } from "../../src/adapters/http/ops-server.js";
+import { createOpsServer, type HealthReport, type OpsServer } from "../../src/kit/ops-server.js";
 import { interfaceAddresses, isLoopbackHost } from "../../src/kit/hosts.js";
 
 const servers: OpsServer[] = [];

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { describe, expect, it } from "vitest";
-import { connectUntilUp } from "../../src/adapters/nats/nats-connection.js";
+import { connectUntilUp } from "../../src/kit/connect-until-up.js";
 import { captureLogs } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 

@@ -1,7 +1,8 @@
 /**
  * The layering of STYLE.md, checked on the import graph itself (eslint checks each file's
  * imports; this follows them): `agent-registry/client` reaches no server module and no server
- * dependency, src/protocol reaches nothing at all, and src/kit no service, adapter or front.
+ * dependency, src/protocol reaches nothing at all, src/kit no service, adapter or front, and
+ * the fronts (mcp, audit, ui's server, the CLI's client commands) none of the service's internals.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
@@ -13,12 +14,17 @@ const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|i
 
 /** Every module reachable from `entry` (type-only imports included): files under root, and packages. */
 function reach(...entries: string[]): { files: Set<string>; packages: Set<string> } {
+  return reachSkipping(new Set(), ...entries);
+}
+
+/** As reach, not following the files of `skip` (paths relative to the repository). */
+function reachSkipping(skip: ReadonlySet<string>, ...entries: string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const stack = entries.map((e) => resolve(root, e));
   while (stack.length > 0) {
     const file = stack.pop()!;
-    if (files.has(file)) continue;
+    if (files.has(file) || skip.has(relative(root, file))) continue;
     files.add(file);
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(SPECIFIER)) {
@@ -59,6 +65,14 @@ describe("import graph", () => {
     expect(kit.length).toBeGreaterThan(0);
     const { files } = reach(...kit.map((f) => `src/kit/${f}`));
     expect([...files].filter((f) => !/^src\/(kit|protocol|domain)\//.test(f))).toEqual([]);
+  });
+
+  it("the fronts reach no service, adapter or composition-root module", () => {
+    // `agent-registry serve` is the CLI's one door into the service: main.ts, loaded only for it.
+    const entries = ["src/mcp/run.ts", "src/audit/run.ts", "src/ui/server/ui-server.ts", "src/cli/main.ts"];
+    const { files } = reachSkipping(new Set(["src/cli/serve.ts"]), ...entries);
+    for (const entry of entries) expect(files.has(entry), entry).toBe(true);
+    expect([...files].filter((f) => /^src\/(service|adapters|start)\//.test(f) || f === "src/main.ts")).toEqual([]);
   });
 
   it("the web page's browser code reaches only itself, src/ui/shared.ts and protocol types, and no package", () => {

@@ -3,7 +3,7 @@
  * stream, behind the optional token. Read-only: GET and HEAD only.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { UiHandler } from "../../adapters/http/ops-server.js";
+import type { UiHandler } from "../../kit/ops-server.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, InvalidRequestError } from "../../client/errors.js";
 import { answerApi, BadRequest, type ApiSettings } from "./api.js";
 import { offeredToken, tokenCheck, tokenCookie } from "./auth.js";

@@ -5,12 +5,12 @@
  * reads this replica's view (`waitForView` lets it catch up) to leave out what the page's
  * queries would not show (event-visibility.ts).
  */
-import type { Nats, StartContext } from "../../start-steps.js";
-import { RegistryClient } from "../../client/registry-client.js";
-import { EventFeed } from "./event-feed.js";
-import { EventVisibility, type ViewWait } from "./event-visibility.js";
-import { StaticFiles } from "./static-files.js";
-import { createUiHandler } from "./ui-server.js";
+import type { Nats, StartContext } from "./steps.js";
+import { RegistryClient } from "../client/registry-client.js";
+import { EventFeed } from "../ui/server/event-feed.js";
+import { EventVisibility, type ViewWait } from "../ui/server/event-visibility.js";
+import { StaticFiles } from "../ui/server/static-files.js";
+import { createUiHandler } from "../ui/server/ui-server.js";
 
 export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, publicDir?: string): void {
   const { config } = ctx;

@@ -15,9 +15,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
-import { isRegistryError } from "../../domain/errors.js";
-import { allowedHostsFor, hostAllowed, interfaceAddresses } from "../../kit/hosts.js";
-import { redactUrl } from "../../kit/log-redaction.js";
+import { isRegistryError } from "../domain/errors.js";
+import { allowedHostsFor, hostAllowed, interfaceAddresses } from "./hosts.js";
+import { redactUrl } from "./log-redaction.js";
 
 export interface HealthCheck {
   ok: boolean;

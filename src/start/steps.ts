@@ -6,44 +6,45 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import type { Registry as MetricsRegistry } from "prom-client";
-import type { Config } from "./config/service.js";
-import type { RegistryView } from "./domain/view/view.js";
-import type { SchemaChecks } from "./domain/spec/validation.js";
-import { TypeBudgets } from "./domain/rate-limit.js";
-import { EventType } from "./protocol/events.js";
-import type { Subjects } from "./protocol/subjects.js";
-import { KvStore, openBucket, openBucketWriter, openWatchHandle } from "./adapters/nats/kv-store.js";
-import { untilPlaced } from "./adapters/nats/until-placed.js";
-import { EventStream } from "./adapters/nats/event-stream.js";
-import { startEndpoints } from "./adapters/nats/endpoints.js";
-import { utf8 } from "./kit/utf8.js";
-import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "./adapters/nats/write-backlog.js";
-import { checkServer, connectionName, connectUntilUp, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "./adapters/nats/nats-connection.js";
-import { monitorConnection } from "./adapters/nats/connection-monitor.js";
-import { requestObserver, setBuildInfo, type RegistryMetrics } from "./adapters/http/metrics.js";
-import type { OpsServer } from "./adapters/http/ops-server.js";
-import { FleetGauges } from "./adapters/http/fleet-gauges.js";
-import { SchemaPool } from "./adapters/workers/schema-pool.js";
-import { PooledSchemaChecks } from "./service/schema-checks.js";
-import { PayloadCheckPool } from "./adapters/workers/payload-check-pool.js";
-import { PooledPayloadChecks, type PayloadChecks } from "./service/payload-checks.js";
-import { readText, watchFile } from "./adapters/file/watched-file.js";
-import { ViewFeed } from "./service/view-feed.js";
-import { Registrar } from "./service/registrar.js";
-import { SchemaRegistrar } from "./service/schema-registrar.js";
-import { QueryService } from "./service/queries.js";
-import { DEFAULT_MAX_PAYLOAD } from "./kit/nats-limits.js";
-import { EventPublisher } from "./service/event-publisher.js";
-import { EvictorLease, readPublishedThrough } from "./service/evictor-lease.js";
-import { Evictor, stallThresholdMs } from "./service/evictor.js";
-import { StaticRegistry, parseRegistryFile, type FileWarnings, type LoadedRegistryFile } from "./service/static-registry.js";
-import type { Clock } from "./service/clock.js";
-import type { Logger } from "./kit/logger.js";
-import type { TeardownStack } from "./teardown-stack.js";
-import { LEASE_KEY } from "./domain/view/records.js";
-import type { StoreWriter } from "./domain/ports.js";
-import { RegistryClient } from "./client/registry-client.js";
-import { HeardFanout, natsHeardBus } from "./service/heard-fanout.js";
+import type { Config } from "../config/service.js";
+import type { RegistryView } from "../domain/view/view.js";
+import type { SchemaChecks } from "../domain/spec/validation.js";
+import { TypeBudgets } from "../domain/rate-limit.js";
+import { EventType } from "../protocol/events.js";
+import type { Subjects } from "../protocol/subjects.js";
+import { KvStore, openBucket, openBucketWriter, openWatchHandle } from "../adapters/nats/kv-store.js";
+import { untilPlaced } from "../adapters/nats/until-placed.js";
+import { EventStream } from "../adapters/nats/event-stream.js";
+import { startEndpoints } from "../adapters/nats/endpoints.js";
+import { utf8 } from "../kit/utf8.js";
+import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "../adapters/nats/write-backlog.js";
+import { checkServer, connectionName, hasCredentials, noAuthWarning, registryConnectSettings, registryConnectionOptions, resolveServer } from "../adapters/nats/nats-connection.js";
+import { connectUntilUp } from "../kit/connect-until-up.js";
+import { monitorConnection } from "../adapters/nats/connection-monitor.js";
+import { requestObserver, setBuildInfo, type RegistryMetrics } from "../adapters/http/metrics.js";
+import type { OpsServer } from "../kit/ops-server.js";
+import { FleetGauges } from "../adapters/http/fleet-gauges.js";
+import { SchemaPool } from "../adapters/workers/schema-pool.js";
+import { PooledSchemaChecks } from "../service/schema-checks.js";
+import { PayloadCheckPool } from "../adapters/workers/payload-check-pool.js";
+import { PooledPayloadChecks, type PayloadChecks } from "../service/payload-checks.js";
+import { readText, watchFile } from "../adapters/file/watched-file.js";
+import { ViewFeed } from "../service/view-feed.js";
+import { Registrar } from "../service/registrar.js";
+import { SchemaRegistrar } from "../service/schema-registrar.js";
+import { QueryService } from "../service/queries.js";
+import { DEFAULT_MAX_PAYLOAD } from "../kit/nats-limits.js";
+import { EventPublisher } from "../service/event-publisher.js";
+import { EvictorLease, readPublishedThrough } from "../service/evictor-lease.js";
+import { Evictor, stallThresholdMs } from "../service/evictor.js";
+import { StaticRegistry, parseRegistryFile, type FileWarnings, type LoadedRegistryFile } from "../service/static-registry.js";
+import type { Clock } from "../service/clock.js";
+import type { Logger } from "../kit/logger.js";
+import type { TeardownStack } from "../teardown-stack.js";
+import { LEASE_KEY } from "../domain/view/records.js";
+import type { StoreWriter } from "../domain/ports.js";
+import { RegistryClient } from "../client/registry-client.js";
+import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -558,7 +559,7 @@ export async function serveMcp(ctx: StartContext, { nc }: Nats): Promise<void> {
   const { config } = ctx;
   if (config.mcpHttpPort === undefined) return;
   // Loaded only when asked for: the MCP SDK is not part of every start.
-  const { startHttpFront, toolContext } = await import("./mcp/run.js");
+  const { startHttpFront, toolContext } = await import("../mcp/run.js");
   const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
   const log = ctx.root.child({ component: "mcp" });
   const tools = toolContext(client, nc, { delegateTimeoutMs: config.mcpDelegateTimeoutMs, maxDelegateTimeoutMs: config.mcpMaxDelegateTimeoutMs }, log);
@@ -588,9 +589,9 @@ export async function serveAudit(ctx: StartContext, { nc }: Nats): Promise<void>
   if (url === undefined) return;
   // Loaded only when asked for: pg is not part of every start.
   const [{ startMirror }, { createAuditMetrics }, { loadAuditConfig }] = await Promise.all([
-    import("./audit/run.js"),
-    import("./audit/metrics.js"),
-    import("./config/audit.js"),
+    import("../audit/run.js"),
+    import("../audit/metrics.js"),
+    import("../config/audit.js"),
   ]);
   const config = loadAuditConfig({}, {}, { databaseUrl: url, eventsStream: ctx.config.eventsStream });
   const log = ctx.root.child({ component: "audit" });
