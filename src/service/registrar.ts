@@ -8,6 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest, invalidSpec, limitExceeded, notFound, unknownInstance } from "../domain/errors.js";
 import { checkQuotas, nearQuota, type Quotas, type RegistrationFacts } from "../domain/lifecycle/quotas.js";
+import { checkByteBudgets, nearByteBudget, type ByteBudgets, type ByteFacts } from "../domain/lifecycle/byte-budgets.js";
+import { valueBytes } from "../domain/view/stored-bytes.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
@@ -64,7 +66,9 @@ export type RegistrarSettings = SubjectRules & {
   readonly statusChangesPerSecond?: number;
   /** Instances whose heartbeat may be in the store's hands at once; past it: 503 at once (heartbeat-coalescer.ts). */
   readonly maxHeartbeatWrites?: number;
-} & Quotas;
+} & Quotas &
+  /** Bytes of the bucket per agent type and per tenant (byte-budgets.ts); absent or 0: none. */
+  Partial<ByteBudgets>;
 
 export type RegistrarDeps = {
   store: Store;
@@ -258,17 +262,20 @@ export class Registrar {
       );
       warnings.push(...plan.notes.filter((n) => !warnings.includes(n)));
       const agentWrite = plan.agentWrite;
+      const agentValue = agentWrite === null ? null : encodeRecord(agentWrite.record);
+      const instanceValue = encodeRecord(plan.instanceWrite.record);
+      if (!opts.static) await this.checkBytes(spec, instanceId, metadata, agentValue, instanceValue, catchUp);
       const guarded = agentWrite !== null && changesGraph(spec, current.agent?.record.spec);
       const writeSpec = async (): Promise<number> => {
         // The claim first: a registration that loses it has written nothing (subject-claim.ts).
         if (plan.claimWrite) {
           await this.deps.store.write(subjectClaimKey(spec.nats_subject), encodeClaim(plan.claimWrite.record), plan.claimWrite.expectedRevision);
         }
-        if (!agentWrite) return current.agent?.revision ?? 0;
-        if (!guarded) return this.deps.store.write(agentKey(agentType), encodeRecord(agentWrite.record), agentWrite.expectedRevision);
+        if (!agentWrite || !agentValue) return current.agent?.revision ?? 0;
+        if (!guarded) return this.deps.store.write(agentKey(agentType), agentValue, agentWrite.expectedRevision);
         specWriteUnknown = true;
         try {
-          const written = await this.deps.store.write(agentKey(agentType), encodeRecord(agentWrite.record), agentWrite.expectedRevision);
+          const written = await this.deps.store.write(agentKey(agentType), agentValue, agentWrite.expectedRevision);
           specWriteUnknown = false;
           return written;
         } catch (e) {
@@ -287,7 +294,7 @@ export class Registrar {
       holdingRevision = plan.holdsSpec ? specRevision : 0;
       releaseSubject = plan.releaseSubject;
       replaced = plan.replaced;
-      return this.deps.store.write(instanceKey(agentType, instanceId), encodeRecord(plan.instanceWrite.record), plan.instanceWrite.expectedRevision);
+      return this.deps.store.write(instanceKey(agentType, instanceId), instanceValue, plan.instanceWrite.expectedRevision);
     };
     let revision: number;
     try {
@@ -482,6 +489,39 @@ export class Registrar {
     const claim = this.deps.view.claims.forSubject(subject);
     if (!claim || claim.record.agent_type !== agentType) return;
     await this.deps.store.remove(subjectClaimKey(subject), claim.revision).catch(() => undefined);
+  }
+
+  /**
+   * The byte budgets (domain/lifecycle/byte-budgets.ts), from the view's tally: each key this
+   * registration writes is charged `history` copies of its new value, less what it holds already. A live instance registering again with no more metadata than it had adds
+   * nothing: an agent that registers again on a reconnect is never refused for its own bytes,
+   * as its heartbeats never are. Near a budget the view first catches up with the store.
+   */
+  private async checkBytes(spec: AgentSpec, instanceId: string, metadata: Readonly<Record<string, string>>, agentValue: Uint8Array | null, instanceValue: Uint8Array, catchUp: () => Promise<void>): Promise<void> {
+    const budgets: ByteBudgets = { typeMaxBytes: this.deps.settings.typeMaxBytes ?? 0, tenantMaxBytes: this.deps.settings.tenantMaxBytes ?? 0 };
+    if (budgets.typeMaxBytes <= 0 && budgets.tenantMaxBytes <= 0) return;
+    const { view } = this.deps;
+    const agentType = spec.agent_type;
+    const facts = (): ByteFacts => {
+      const history = view.bytes.keptValues;
+      const live = view.instance(agentType, instanceId);
+      const again = live !== undefined && jsonBytes(metadata) <= jsonBytes(live.metadata);
+      const instanceAdds = again ? 0 : history * (valueBytes(instanceValue.length, instanceKey(agentType, instanceId).length) - view.storedOf(agentType, instanceId));
+      const specAdds = agentValue === null ? 0 : history * (valueBytes(agentValue.length, agentKey(agentType).length) - view.storedOf(agentType, null));
+      return {
+        agentType,
+        tenant: spec.tenant_scope,
+        typeBytes: view.bytes.ofType(agentType),
+        tenantBytes: view.bytes.ofTenant(spec.tenant_scope),
+        adding: Math.max(0, instanceAdds) + Math.max(0, specAdds),
+      };
+    };
+    let counted = facts();
+    if (nearByteBudget(counted, budgets)) {
+      await catchUp();
+      counted = facts();
+    }
+    checkByteBudgets(counted, budgets);
   }
 
   /**

@@ -45,6 +45,7 @@ import { LEASE_KEY } from "../domain/view/records.js";
 import type { StoreWriter } from "../domain/ports.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
+import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -233,6 +234,8 @@ export async function openStores(ctx: StartContext, { nc, servers }: Nats): Prom
   );
   if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
   for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
+  // The byte budgets count each key as the values the bucket really keeps of it.
+  ctx.view.bytes.keptValues = bucket.check.history;
   if (bucket.check.history < 2) {
     log.warn(
       { bucket: config.bucket },
@@ -393,7 +396,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
           },
         }
       : undefined,
-    settings: { ...config, heartbeatSubject: ctx.subjects.heartbeat },
+    settings: { ...config, ...byteBudgetsOf(config), heartbeatSubject: ctx.subjects.heartbeat },
     onConflict: () => metrics.storeConflicts.inc(),
     onStatusHeld: () => metrics.statusChangesHeld.inc(),
     onUnavailable: () => evictor.storeUnavailable(clock.now()),

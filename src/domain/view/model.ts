@@ -46,6 +46,8 @@ export type InstanceState = {
   readonly suspect_since?: number | null;
   /** When this replica's view applied that mark, on its own clock (0 when unmarked). */
   readonly mark_seen_at?: number;
+  /** The size of the instance key's value in the bucket, estimated (domain/view/stored-bytes.ts; absent outside the view). */
+  readonly stored?: number;
 };
 
 export type AgentState = {

@@ -33,6 +33,8 @@ import { InstanceTally } from "./instance-tally.js";
 import { DependentsIndex } from "../graph/dependents-index.js";
 import { dependencyChanges, watchDependencies } from "./dependency-events.js";
 import { SchemaBook } from "../schemas/schema-book.js";
+import { ByteTally } from "./byte-tally.js";
+import { NOTHING_STORED, tombstoneBytes, valueBytes } from "./stored-bytes.js";
 
 /** Something kept in step with agents (query indexes); told of every change but plain heartbeats. */
 export type AgentListener = { update(agentType: string, agent: AgentState | undefined): void };
@@ -40,7 +42,8 @@ export type AgentListener = { update(agentType: string, agent: AgentState | unde
 /** Told of every entry whose record the view could not read and skipped, with what was wrong. */
 export type UnreadableListener = (key: string, revision: number, problem: string) => void;
 
-type Tombstone = { readonly at: number; readonly reason: RemovalReason; readonly revision: number };
+/** `stored`: the size of the key's value in the bucket, the live record's before it if larger (stored-bytes.ts). */
+type Tombstone = { readonly at: number; readonly reason: RemovalReason; readonly revision: number; readonly stored: number };
 
 type MutableAgent = {
   agent_type: string;
@@ -58,6 +61,8 @@ type MutableAgent = {
   static: boolean;
   /** Capability name -> the capability in the spec, computed once per spec. */
   caps: ReadonlyMap<string, Capability>;
+  /** The size of the spec key's value in the bucket (stored-bytes.ts). */
+  stored: number;
 };
 
 
@@ -99,6 +104,8 @@ export class RegistryView {
   readonly dependents = new DependentsIndex();
   /** The named, versioned schemas (`schemas.<name>.<version>` keys) and which agent types use each. */
   readonly namedSchemas = new SchemaBook();
+  /** The bucket bytes each agent type and tenant holds, for the byte budgets (byte-tally.ts). */
+  readonly bytes = new ByteTally();
   /**
    * While a history load runs (beginQuietLoad), the agent types changed since it began: their
    * status and listeners are brought up to date once, at endQuietLoad, not at each entry.
@@ -256,6 +263,15 @@ export class RegistryView {
     return { agent, instance: null };
   }
 
+  /**
+   * The size of an instance key's value (`instanceId`), or with null the agent type's spec
+   * key's, in the bucket as this view estimates it (stored-bytes.ts); NOTHING_STORED for a key it does not know.
+   */
+  storedOf(agentType: string, instanceId: string | null): number {
+    if (instanceId === null) return this.agents.get(agentType)?.stored ?? NOTHING_STORED;
+    return this.instance(agentType, instanceId)?.stored ?? this.tombstones(agentType).get(instanceId)?.stored ?? NOTHING_STORED;
+  }
+
   isStatic(agentType: string): boolean {
     return this.agents.get(agentType)?.static ?? false;
   }
@@ -273,6 +289,7 @@ export class RegistryView {
     this.index.clear();
     this.claims.clear();
     this.tally.clear();
+    this.bytes.clear();
     this.retained.clear();
     this.dependents.clear();
     this.revision = 0;
@@ -385,6 +402,9 @@ export class RegistryView {
   private applyAgentRecord(agentType: string, entry: StoreEntry, existing: MutableAgent | undefined, record: AgentRecord | null, before: ReturnType<typeof readyCapabilities>): DerivedEvent[] {
     if (record === null) {
       if (!existing) return [];
+      // The spec's bytes go; its instances' stay with the type (their keys are still there), no tenant's until a spec names one.
+      this.bytes.add(existing.agent_type, existing.spec.tenant_scope, -existing.stored);
+      this.bytes.moveType(existing.agent_type, existing.spec.tenant_scope, undefined);
       this.dependents.set(agentType, undefined);
       this.agents.delete(agentType);
       this.schemas.gone(agentType);
@@ -402,6 +422,11 @@ export class RegistryView {
     let agent: MutableAgent;
     if (existing) {
       this.index.remove(agentType, existing.spec);
+      const tenantBefore = existing.spec.tenant_scope;
+      const stored = valueBytes(entry.value.length, entry.key.length);
+      this.bytes.add(existing.agent_type, tenantBefore, stored - existing.stored);
+      existing.stored = stored;
+      this.bytes.moveType(existing.agent_type, tenantBefore, record.spec.tenant_scope);
       agent = existing;
       agent.spec = record.spec;
       agent.registered_at = record.registered_at;
@@ -423,7 +448,11 @@ export class RegistryView {
         left_at: 0,
         static: record.static === true,
         caps: capabilitiesByName(record.spec),
+        stored: valueBytes(entry.value.length, entry.key.length),
       };
+      // Its instances, counted for the type alone so far, now count for its tenant too.
+      this.bytes.moveType(agent.agent_type, undefined, record.spec.tenant_scope);
+      this.bytes.add(agent.agent_type, record.spec.tenant_scope, agent.stored);
       this.orphans.delete(agentType);
       this.orphanTombstones.delete(agentType);
       this.agents.set(agent.agent_type, agent);
@@ -452,6 +481,10 @@ export class RegistryView {
     const previous = instances.get(instanceId);
     const before = readyCapabilities(agent);
     const events: DerivedEvent[] = [];
+    // The key's value in the bucket (stored-bytes.ts); a delete, or a record that cannot be read, forgets the key.
+    const storedBefore = previous?.stored ?? (gone.size > 0 ? (gone.get(instanceId)?.stored ?? NOTHING_STORED) : NOTHING_STORED);
+    const stored =
+      record === null ? NOTHING_STORED : record.kind === "gone" ? tombstoneBytes(storedBefore, entry.value.length, entry.key.length) : valueBytes(entry.value.length, entry.key.length);
     // Only an instance arriving, leaving, or changing status or version can change whether a
     // dependency on its agent type is live; a plain heartbeat skips the lookup.
     const live = record?.kind === "instance" ? record : null;
@@ -492,6 +525,7 @@ export class RegistryView {
           observed_at: now,
           suspect_since: record.suspect_since ?? null,
           mark_seen_at: record.suspect_since === undefined ? 0 : now,
+          stored,
         };
         instances.set(next.instance_id, next);
       } else {
@@ -505,6 +539,7 @@ export class RegistryView {
         next.active_tasks = record.active_tasks;
         next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
         next.revision = entry.revision;
+        next.stored = stored;
         if (record.suspect_since === undefined) {
           // A write that leaves a mark out clears it, and is a hearing like any other. An
           // entry applied again (a resumed watch) never gets here: see apply().
@@ -541,7 +576,7 @@ export class RegistryView {
     } else {
       // A tombstone (the instance left, with its reason) or a DEL/PURGE of the key.
       if (record && record.kind === "gone") {
-        gone.set(instanceId, { at: record.at, reason: record.reason, revision: entry.revision });
+        gone.set(instanceId, { at: record.at, reason: record.reason, revision: entry.revision, stored });
         this.retained.add(agentType);
       } else gone.delete(instanceId);
       if (previous) {
@@ -553,6 +588,9 @@ export class RegistryView {
         }
       }
     }
+    const grown = stored - storedBefore;
+    // A heartbeat of the same size as the record before changes nothing: no map touched.
+    if (grown !== 0) this.bytes.add(agent?.agent_type ?? detached(agentType), agent === undefined ? undefined : agent.spec.tenant_scope, grown);
     if (!agent) {
       if (instances.size === 0) this.orphans.delete(agentType);
       if (gone.size === 0) this.orphanTombstones.delete(agentType);
