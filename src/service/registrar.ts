@@ -386,6 +386,11 @@ export class Registrar {
       if (e instanceof RegistryError && e.code === ErrorCode.Conflict) {
         throw new RegistryError(ErrorCode.Unavailable, `the heartbeat of ${agentType}/${instanceId} lost ${MAX_WRITE_ATTEMPTS} write races to other replicas; retry`, { cause: e });
       }
+      // A full store is no quota of the agent's: nothing it could trim. It retries, and
+      // meanwhile the evictor gives every instance a whole window (storeError).
+      if (e instanceof RegistryError && e.code === ErrorCode.LimitExceeded) {
+        throw new RegistryError(ErrorCode.Unavailable, `the heartbeat of ${agentType}/${instanceId} was not stored: the registry's store is full (REGISTRY_BUCKET_MAX_BYTES); retry`, { cause: e });
+      }
       throw e;
     }
   }
@@ -623,9 +628,13 @@ export class Registrar {
     }
   }
 
-  /** A store that cannot be reached is told to whoever must not trust missing heartbeats meanwhile. */
+  /**
+   * A store that cannot be reached, or is full, is told to whoever must not trust missing
+   * heartbeats meanwhile: a full bucket refuses heartbeats as surely as an absent one, and
+   * the evictor must not take the instances it refused for dead (issue 35).
+   */
   private storeError(e: unknown): unknown {
-    if (e instanceof StoreUnavailableError) this.deps.onUnavailable?.();
+    if (e instanceof StoreUnavailableError || e instanceof StoreFullError) this.deps.onUnavailable?.();
     if (e instanceof StoreFullError) return limitExceeded("the registry's store is full; nothing was written", "REGISTRY_BUCKET_MAX_BYTES", this.deps.settings.bucketMaxBytes);
     return mapStoreError(e);
   }

@@ -1,15 +1,19 @@
 /**
  * One agent type driving the shared bucket to its limit (issue 35, item 3). A full bucket
- * refuses every write, for every tenant: under store liveness, heartbeats too. With the
- * default byte budgets, on a real nats-server with a small bucket, the type is refused at its
- * tenth of the bucket, so everyone else keeps heartbeating and registering, and only a truly
- * silent instance is evicted.
+ * refuses every write, for every tenant: under store liveness, heartbeats too. Two cases, each
+ * on a real nats-server with a small bucket:
+ * - default byte budgets: the type is refused at its tenth of the bucket, so everyone else
+ *   keeps heartbeating and registering, and only a truly silent instance is evicted;
+ * - budgets off, the bucket full for real: heartbeats the bucket refuses are answered 503
+ *   `unavailable` (retry), and nobody is evicted for heartbeats the registry could not store.
  */
 import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { expect, it } from "vitest";
 import { withNatsServer } from "../harness/nats.js";
 import { RawClient, configOf, readStoredEvents, registerSubject, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
+import { encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
 
 const INTERVAL = 200;
 const WINDOW = 3 * INTERVAL;
@@ -90,6 +94,55 @@ it("default byte budgets: a type registering 4 KB instances without end is refus
     expect(beats.refusals).toEqual([]);
     expect(await evictedTypes(c, reg)).toEqual(["quiet/q"]);
     console.log(`bucket-full, default budgets: hog admitted ${admitted} instances then refused, ${beats.answered()} bystander heartbeats all answered, bucket at ${(((await bucketState(c, reg)) / BUCKET) * 100).toFixed(0)}%`);
+  } finally {
+    await beats?.stop();
+    await c.close();
+  }
+});
+
+it("budgets off, the bucket full for real: heartbeats it refuses are 503 unavailable, and nobody is evicted for them, though a tombstone would fit where a heartbeat does not", async () => {
+  await using server = await withNatsServer();
+  const BUCKET = 256 * 1024;
+  const SLOW = 1000;
+  await using reg = await startRegistry(server.url, { bucketMaxBytes: BUCKET, typeMaxBytes: 0, tenantMaxBytes: 0, liveness: "store" });
+  const c = await RawClient.connect(server.url, configOf(reg).prefix);
+  const bystanders: Bystander[] = ["y1", "y2", "y3", "y4"].map((id) => ({ type: "young", id }));
+  let beats: ReturnType<typeof heartbeating> | undefined;
+  try {
+    // The hog takes the bucket with 4 KB instances, to within a few of them.
+    for (let i = 0; BUCKET - (await bucketState(c, reg)) > 16 * 1024; i++) {
+      expect((await c.request("register.hog", { spec: spec("hog"), instance_id: `h${i}`, metadata: { blob: "h".repeat(4000) }, heartbeat_interval_ms: 60_000 })).ok).toBe(true);
+    }
+    // Registered now and first heard once the bucket is full: each key holds one value, so a
+    // heartbeat must add one (1.4 KB), which the full bucket refuses; a key at its history
+    // may replace its oldest value, which is why the young are the ones at risk.
+    for (const b of bystanders) expect((await register(c, b, { metadata: { note: "y".repeat(1000) } }, SLOW)).ok).toBe(true);
+    // The hog's last bytes, put straight into the bucket as one more of its instances, leave
+    // a gap of GAP bytes: room for two eviction tombstones (about 250 bytes each, once the
+    // lease's renewals have taken their few hundred), not for one heartbeat. Evicting them
+    // would succeed where their heartbeats cannot: before the full store counted as a failing
+    // one, two of the four were evicted so.
+    const GAP = 1000;
+    const kv = await new Kvm(c.nc).open(configOf(reg).bucket);
+    const key = instanceKey("hog", "filler");
+    const framing = `$KV.${configOf(reg).bucket}.${key}`.length + 30;
+    const bare = encodeRecord(liveInstanceRecord({ version: "1.0.0", status: "ready", registered_at: 1, last_heartbeat: 1, heartbeat_interval_ms: 60_000, active_tasks: 0, metadata: { blob: "" }, spec_changed: false })).length;
+    const pad = BUCKET - (await bucketState(c, reg)) - GAP - framing - bare;
+    await kv.put(key, encodeRecord(liveInstanceRecord({ version: "1.0.0", status: "ready", registered_at: 1, last_heartbeat: 1, heartbeat_interval_ms: 60_000, active_tasks: 0, metadata: { blob: "f".repeat(pad) }, spec_changed: false })));
+    const gap = BUCKET - (await bucketState(c, reg));
+    expect(gap).toBeGreaterThanOrEqual(GAP - 50);
+    expect(gap).toBeLessThanOrEqual(GAP + 50);
+
+    beats = heartbeating(c, () => bystanders, SLOW);
+    // Three eviction windows of theirs, every heartbeat refused.
+    await sleep(3 * 3 * SLOW);
+    await beats.stop();
+    expect(await evictedTypes(c, reg)).toEqual([]);
+    expect(reg.view.get("young")?.instances.size).toBe(bystanders.length);
+    expect(beats.refusals.length).toBeGreaterThan(0);
+    expect(new Set(beats.refusals.map((r) => `${r.status} ${r.code}`))).toEqual(new Set(["503 unavailable"]));
+    expect(beats.refusals[0]?.message).toMatch(/store is full .*REGISTRY_BUCKET_MAX_BYTES.*retry/);
+    console.log(`bucket-full, budgets off: a ${gap}-byte gap left; ${beats.refusals.length} heartbeats refused (503), ${beats.answered()} answered, 0 evicted`);
   } finally {
     await beats?.stop();
     await c.close();

@@ -15,6 +15,7 @@ import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { catchUp, registrarSettings } from "./fixtures.js";
+import { rejection } from "./registry-error.js";
 
 const spec = (type: string, tenant: string | null = null, description = "d") => ({
   agent_type: type,
@@ -191,5 +192,18 @@ describe("the registrar under byte budgets", () => {
     expect((refused as RegistryError | null)?.message).toMatch(/tenant acme .*REGISTRY_TENANT_MAX_BYTES/);
     await register("other", "x", "globex");
     await register("shared", "x", null);
+  });
+
+  it("a heartbeat the full store refused is answered unavailable (retry) and tells the evictor, as a store outage does", async () => {
+    const { store, registrar, register, unavailable } = setup({ typeMaxBytes: 0, tenantMaxBytes: 0 });
+    await register("a", "i1");
+    store.full = true;
+    const e = await rejection(RegistryError, Promise.resolve(registrar.heartbeat("a", "i1", {})));
+    expect(e.code).toBe(ErrorCode.Unavailable);
+    expect(e.message).toMatch(/store is full/);
+    expect(unavailable()).toBe(1);
+    const r = await rejection(RegistryError, registrar.register("b", { spec: spec("b"), instance_id: "x" }));
+    expect(r.code).toBe(ErrorCode.LimitExceeded);
+    expect(r.message).toMatch(/REGISTRY_BUCKET_MAX_BYTES/);
   });
 });
