@@ -34,11 +34,19 @@ export interface StoreReader {
   lastRevision(): Promise<number>;
 }
 
+/**
+ * `purge`: the key's kept values go too (a KV purge rolls them up into its marker), for a key
+ * removed for good: a plain delete leaves up to `history - 1` values in the bucket for ever, a
+ * leak a fleet that churns instances or agent types could fill the bucket with (issue 35).
+ * Without it they stay, for a start to read (the evictor lease's release).
+ */
+export type RemoveOptions = { readonly purge?: boolean };
+
 export interface StoreWriter {
   /** Writes `value` if the key's current revision is `expectedRevision` (0: absent or deleted). */
   write(key: string, value: Uint8Array, expectedRevision: number): Promise<number>;
   /** Deletes the key if its current revision is `expectedRevision`. */
-  remove(key: string, expectedRevision: number): Promise<void>;
+  remove(key: string, expectedRevision: number, opts?: RemoveOptions): Promise<void>;
 }
 
 export type Store = StoreReader & StoreWriter;

@@ -25,6 +25,8 @@ import { guardedInterval } from "../kit/guarded.js";
 import { loopPacer } from "../kit/loop-pacer.js";
 
 const CONCURRENCY = 64;
+/** How the retention sweep removes what outlived the retention period: with its kept values. */
+const PURGE = { purge: true } as const;
 /** The wall clock moving this much more or less than the monotonic one between two ticks is a step (NTP, a VM resumed). */
 const CLOCK_STEP_MS = 1000;
 const SWEEP_EVERY_MS = 30_000;
@@ -470,14 +472,15 @@ export class Evictor {
     for (const agentType of view.retentionCandidates()) {
       await pace();
       for (const [instanceId, t] of view.tombstones(agentType)) {
-        if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision));
+        // Purged, not deleted: a delete would leave the instance's last records in the bucket for ever (ports.ts, RemoveOptions).
+        if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision, PURGE));
       }
       const agent = view.get(agentType);
       if (agent && agent.status === AgentStatus.Deregistered && (agent.deregistered_at ?? now) <= cutoff && view.tombstones(agentType).size === 0) {
         // The subject's claim goes first: deleted after the spec, a crash in between would leave
         // a claim with no type behind it; this way round it leaves a spec with no claim, which
         // the next sweep removes (or the type, registering again, claims anew).
-        if (await this.claims.release(agent)) await this.quietly(() => store.remove(agentKey(agentType), agent.revision));
+        if (await this.claims.release(agent)) await this.quietly(() => store.remove(agentKey(agentType), agent.revision, PURGE));
       }
     }
     await this.claims.sweep(now);

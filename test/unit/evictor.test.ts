@@ -411,13 +411,14 @@ describe("Evictor", () => {
     expect(view.get("alpha")?.status).toBe("deregistered");
     t = 91_000;
     await evictor.tick();
-    expect((await store.get(instanceKey("alpha", "a")))?.operation).toBe("DEL");
+    // Purged: a delete would leave the instance's last records in the bucket for ever.
+    expect((await store.get(instanceKey("alpha", "a")))?.operation).toBe("PURGE");
     await catchUp(store, view);
     expect(view.tombstones("alpha").size).toBe(0);
     expect(view.get("alpha")).toBeDefined();
     t = 121_000;
     await evictor.tick();
-    expect((await store.get(agentKey("alpha")))?.operation).toBe("DEL");
+    expect((await store.get(agentKey("alpha")))?.operation).toBe("PURGE");
     await catchUp(store, view);
     expect(view.get("alpha")).toBeUndefined();
   });
@@ -464,7 +465,7 @@ describe("Evictor", () => {
     t = 93_000; // then the claim and the type
     await evictor.tick();
     expect((await store.get(subjectClaimKey("tasks.shared")))?.operation).toBe("DEL");
-    expect((await store.get(agentKey("alpha")))?.operation).toBe("DEL");
+    expect((await store.get(agentKey("alpha")))?.operation).toBe("PURGE");
     await catchUp(store, view);
     expect((await registrar.register("beta", { spec: spec("beta") })).agent_type).toBe("beta");
   });

@@ -224,6 +224,21 @@ export function storeHistoryContract(name: string, makeStore: () => (Store & Sto
       watch.stop();
     });
 
+    it("purges with compare-and-set: the key keeps its marker alone, a watch sees it, and a create over it works", async () => {
+      const store = await makeStore();
+      let rev = 0;
+      for (const v of ["a", "b", "c"]) rev = await store.write("instances.t.i1", enc.encode(v), rev);
+      await expect(store.remove("instances.t.i1", rev - 1, { purge: true })).rejects.toBeInstanceOf(StoreConflictError);
+      const { watch, it: iter } = await openWatch(store, rev);
+      await store.remove("instances.t.i1", rev, { purge: true });
+      expect((await store.history("instances.t.i1")).map((e) => e.operation)).toEqual(["PURGE"]);
+      expect((await store.get("instances.t.i1"))?.operation).toBe("PURGE");
+      expect(summary(await take(iter, 1))).toEqual([["instances.t.i1", "PURGE", ""]]);
+      watch.stop();
+      await store.write("instances.t.i1", enc.encode("again"), 0);
+      expect(text(await store.get("instances.t.i1"))).toBe("again");
+    });
+
     it("watches every kept value of every key from the oldest, then changes as they come", async () => {
       const store = await makeStore();
       let rev = 0;

@@ -6,7 +6,7 @@
  * resumed from a sequence does. Unit tests use it in place of NATS; the store contract tests
  * hold it to the same rules.
  */
-import { StoreConflictError, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
+import { StoreConflictError, type RemoveOptions, type Store, type StoreEntry, type StoreHistory, type StoreWatch } from "../../domain/ports.js";
 
 export class MemoryStore implements Store, StoreHistory {
   private seq = 0;
@@ -35,9 +35,15 @@ export class MemoryStore implements Store, StoreHistory {
     return this.append(key, "PUT", value);
   }
 
-  async remove(key: string, expectedRevision: number): Promise<void> {
+  async remove(key: string, expectedRevision: number, opts?: RemoveOptions): Promise<void> {
     this.checkRevision(key, expectedRevision);
-    this.append(key, "DEL", new Uint8Array());
+    if (opts?.purge !== true) {
+      this.append(key, "DEL", new Uint8Array());
+      return;
+    }
+    this.append(key, "PURGE", new Uint8Array());
+    // As a KV purge: the marker is all the key keeps.
+    this.entries.set(key, this.entries.get(key)!.slice(-1));
   }
 
   watchKept(): Promise<StoreWatch> {

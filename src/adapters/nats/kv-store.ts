@@ -14,7 +14,7 @@ import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
 import { loadLastValuesInWorker } from "./last-values-load.js";
 import type { ConnectOptions } from "../../client/connection.js";
-import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store, type StoreEntry, type StoreHistory, type StoreWatch, type StoreWriter } from "../../domain/ports.js";
+import { StoreConflictError, StoreFullError, StoreUnavailableError, type RemoveOptions, type Store, type StoreEntry, type StoreHistory, type StoreWatch, type StoreWriter } from "../../domain/ports.js";
 
 const WRONG_LAST_SEQUENCE = 10071;
 const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
@@ -177,9 +177,11 @@ export class KvStore implements Store, StoreHistory {
     }
   }
 
-  async remove(key: string, expectedRevision: number): Promise<void> {
+  async remove(key: string, expectedRevision: number, opts?: RemoveOptions): Promise<void> {
     try {
-      await this.kv.delete(key, { previousSeq: expectedRevision });
+      // A purge is allowed on a full bucket: it frees what it rolls up (nats-server 2.9 and 2.15).
+      if (opts?.purge === true) await this.kv.purge(key, { previousSeq: expectedRevision });
+      else await this.kv.delete(key, { previousSeq: expectedRevision });
     } catch (e) {
       if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
       throw unavailable(`delete of ${key}`, e);
