@@ -18,8 +18,8 @@
  * parser: a real command, real flags, the right number of arguments. So that a moved file
  * cannot leave commands unchecked, the repository files they name must exist, and
  * `npm run`/`npm start`/`npm test` must name scripts of package.json.
- * Not code, and skipped by name (see SKIPPED): mermaid, text, conf; sql and python are run by
- * suites of their own (SKIPPED names them). A bare fence or any other
+ * Not code, and skipped by name (see SKIPPED): mermaid, text, conf; sql, python and go are run
+ * by suites of their own (SKIPPED names them). A bare fence or any other
  * language fails: name the language, and check it here or add it to SKIPPED with the reason.
  */
 import { spawnSync } from "node:child_process";
@@ -44,6 +44,7 @@ const SKIPPED: Record<string, string> = {
   conf: "nats-server configuration fragments to paste into deploy/nats/auth.conf, not whole files",
   sql: "run against a mirrored audit database by test/integration/audit-mirror.test.ts",
   python: "docs/python.md's blocks run against a real registry in clients/python/tests/test_docs.py (npm test's python suite)",
+  go: "docs/go.md's programs are built and run against a real registry by clients/go/docs_test.go (clients/go/scripts/check.sh)",
 };
 const CHECKED = ["ts", "typescript", "json", "yaml", "yml", "sh", "bash", "shell", "console"];
 
@@ -200,6 +201,7 @@ describe("code blocks in the docs", () => {
     expect(b.code.trim(), `${where(b)}: empty block`).not.toBe("");
     if (b.lang === "mermaid") expect(b.code.trimStart(), where(b)).toMatch(/^(flowchart|graph|sequenceDiagram|stateDiagram(-v2)?|classDiagram)\b/);
     if (b.lang === "python") expect(b.doc, `${where(b)}: clients/python/tests/test_docs.py runs the python blocks of docs/python.md only`).toBe("docs/python.md");
+    if (b.lang === "go") expect(b.doc, `${where(b)}: clients/go/docs_test.go runs the go blocks of docs/go.md only`).toBe("docs/go.md");
     if (b.lang === "conf") {
       const opens = (b.code.match(/[{[]/g) ?? []).length;
       const closes = (b.code.match(/[}\]]/g) ?? []).length;
