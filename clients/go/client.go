@@ -115,12 +115,20 @@ func withMinRevision(obj []byte, rev uint64) []byte {
 
 // request sends data to subject and decodes a success into out, or returns the *Error.
 func (c *Client) request(ctx context.Context, subject string, data []byte, out any) error {
-	if _, ok := ctx.Deadline(); !ok {
+	var msg *nats.Msg
+	var err error
+	switch _, hasDeadline := ctx.Deadline(); {
+	case ctx.Done() == nil:
+		// A context that never ends (context.Background): the client's timeout, no timer of its own.
+		msg, err = c.nc.Request(subject, data, c.timeout)
+	case !hasDeadline:
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
+		msg, err = c.nc.RequestWithContext(ctx, subject, data)
+	default:
+		msg, err = c.nc.RequestWithContext(ctx, subject, data)
 	}
-	msg, err := c.nc.RequestWithContext(ctx, subject, data)
 	if err != nil {
 		return fmt.Errorf("agentregistry: request %s: %w", subject, err)
 	}

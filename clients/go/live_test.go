@@ -10,7 +10,7 @@ import (
 )
 
 // eventually polls cond until it holds; the test fails when it does not within 30 s.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {

@@ -40,7 +40,7 @@ func runTests(m *testing.M) int {
 
 // env is one registry process and a client connection to it.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	prefix   string
 	nats     *harness.NATS
 	registry *harness.Registry
@@ -52,7 +52,7 @@ var envCount atomic.Int64
 
 // newEnv starts a registry of the test's own on server (the shared one when nil), with short
 // heartbeat bounds, and stops it when the test ends.
-func newEnv(t *testing.T, server *harness.NATS, extra ...string) *env {
+func newEnv(t testing.TB, server *harness.NATS, extra ...string) *env {
 	t.Helper()
 	if server == nil {
 		server = natsServer

@@ -1,9 +1,10 @@
 package agentregistry
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ type fleet struct {
 }
 
 func newFleet(entries []*fleetEntry) *fleet {
-	sort.Slice(entries, func(i, j int) bool { return entries[i].spec.AgentType < entries[j].spec.AgentType })
+	slices.SortFunc(entries, func(a, b *fleetEntry) int { return strings.Compare(a.spec.AgentType, b.spec.AgentType) })
 	f := &fleet{entries: entries, byName: make(map[string]*fleetEntry, len(entries))}
 	for _, e := range entries {
 		f.byName[e.spec.AgentType] = e
@@ -130,15 +131,15 @@ func (f *fleet) routeByScore(req RoutingRequest) (RouteResult, error) {
 	if len(out) == 0 {
 		return RouteResult{}, &Error{Code: CodeNoRoute, Message: describeNoRoute(req.SkillID, tags, req.PreferredRuntime)}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.score != b.score {
-			return a.score > b.score
+	// The order is total (agent types are unique), so an unstable sort is deterministic.
+	slices.SortFunc(out, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
 		}
-		if a.e.order != b.e.order {
-			return a.e.order < b.e.order
+		if c := cmp.Compare(a.e.order, b.e.order); c != 0 {
+			return c
 		}
-		return a.e.spec.AgentType < b.e.spec.AgentType
+		return strings.Compare(a.e.spec.AgentType, b.e.spec.AgentType)
 	})
 	res := RouteResult{Agent: out[0].e.spec, Score: out[0].score, Candidates: make([]RouteCandidate, len(out))}
 	for i, s := range out {
