@@ -90,6 +90,10 @@ func StartAgent(ctx context.Context, c *Client, spec AgentSpec, h Handler, opts 
 	if !agentTypeRE.MatchString(spec.AgentType) {
 		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("agent_type %q is not a valid subject token (%s)", spec.AgentType, agentTypeRE)}
 	}
+	// What the schema refuses the registry refuses too: no need to wait for it to say so.
+	if err := ValidateSpec(spec); err != nil {
+		return nil, err
+	}
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 30 * time.Second
 	}

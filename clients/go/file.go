@@ -151,7 +151,24 @@ func CheckFile(raw any) ([]AgentSpec, []string) {
 		if len(problems) > before {
 			continue
 		}
-		specs = append(specs, entryToSpec(entry, card))
+		// Structure is sound: the AgentSpec schema judges the mapped spec, in the file's terms.
+		spec := entryToSpec(entry, card)
+		data, err := json.Marshal(spec)
+		if err != nil {
+			fail("cannot encode the spec: %v", err)
+			continue
+		}
+		issues, err := specIssues(data)
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		for _, is := range issues {
+			fail("%s: %s (AgentSpec %s)", sourcePath(is.Path), is.Message, is.Path)
+		}
+		if len(issues) == 0 {
+			specs = append(specs, spec)
+		}
 	}
 	if len(problems) > 0 {
 		return nil, problems
@@ -268,4 +285,37 @@ func storable(v any, minLen, maxLen int) []string {
 		out = out[:64]
 	}
 	return out
+}
+var fieldSource = map[string]string{
+	"agent_type": "card.name", "version": "card.version", "description": "card.description",
+	"capabilities": "card.skills", "owner_team": "card.provider.organization", "nats_subject": "queueSubject",
+	"consumer_group": "card.name", "runtime": "runtime", "acp_port": "acpPort", "a2a_card": "card",
+}
+
+var skillFieldSource = map[string]string{
+	"name": "id", "description": "description", "tags": "tags", "examples": "examples",
+	"input_schema": "inputSchema", "output_schema": "outputSchema",
+}
+
+// sourcePath names an AgentSpec path in the file's terms: capabilities.2.name is card.skills[2].id.
+func sourcePath(path string) string {
+	parts := strings.Split(path, ".")
+	if parts[0] == "capabilities" && len(parts) > 1 {
+		out := "card.skills[" + parts[1] + "]"
+		if len(parts) > 2 {
+			f := parts[2]
+			if m, ok := skillFieldSource[f]; ok {
+				f = m
+			}
+			out += "." + strings.Join(append([]string{f}, parts[3:]...), ".")
+		}
+		return out
+	}
+	if parts[0] == "" {
+		return "entry"
+	}
+	if m, ok := fieldSource[parts[0]]; ok {
+		parts[0] = m
+	}
+	return strings.Join(parts, ".")
 }

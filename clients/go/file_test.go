@@ -41,6 +41,10 @@ func TestFileRules(t *testing.T) {
 			`agents[0] (a): card.skills[2]: skill must be an object`,
 			`agents[0] (a): card.skills[3]: skill description must be a string`,
 		}},
+		{"the mapped spec breaks the AgentSpec schema", entry("a", "q.a", `[{"id": "bug fix", "name": "S"}]`, `, "acpPort": 70000`), []string{
+			`agents[0] (a): acpPort: maximum: got 70,000, want 65,535 (AgentSpec acp_port)`,
+			`agents[0] (a): card.skills[0].id: 'bug fix' does not match pattern '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' (AgentSpec capabilities.0.name)`,
+		}},
 		{"duplicate skill ids", entry("a", "q.a", `[{"id": "s", "name": "S"}, {"id": "s", "name": "T"}]`, ""), []string{
 			`agents[0] (a): card.skills[1]: duplicate skill id "s" (also card.skills[0])`,
 		}},
