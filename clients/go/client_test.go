@@ -330,3 +330,48 @@ func TestWritesAndTenants(t *testing.T) {
 		t.Fatalf("second deregister: %v", err)
 	}
 }
+
+// TestCardAndToolspecRegistrations registers an A2A card and an MCP tool spec with the typed
+// bodies, and reads the card back as an AgentCard.
+func TestCardAndToolspecRegistrations(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := e.ctx()
+	card := `{"name": "Notes", "description": "Keeps notes", "version": "1.2.0",
+		"supportedInterfaces": [{"url": "https://notes.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+		"provider": {"organization": "team-notes", "url": "https://notes.example"},
+		"capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+		"skills": [{"id": "notes.add", "name": "Add a note", "description": "Stores a note", "tags": ["notes"]}]}`
+	r, err := e.client.RegisterRaw(ctx, "notes", ar.CardRegistration{A2ACard: json.RawMessage(card), Instance: ar.Instance{InstanceID: "notes-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.A2AVersion != "1.0" || r.InstanceID != "notes-1" {
+		t.Fatalf("card registration: %+v", r)
+	}
+	got, err := e.client.Get(ctx, "notes", ar.MinRevision(r.Revision))
+	if err != nil || got.Agent.OwnerTeam != "team-notes" || got.Agent.NATSSubject != "agent.tasks.notes" || got.Agent.DisplayName != "Notes" || len(got.Agent.A2ACard) == 0 {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	reply, err := e.client.Card(ctx, "notes", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported, err := reply.Decode()
+	if err != nil || exported.Version != "1.2.0" || len(exported.Skills) != 1 || exported.Skills[0].ID != "notes.add" || exported.Provider == nil || exported.Provider.Organization != "team-notes" {
+		t.Fatalf("card: %+v %v", exported, err)
+	}
+
+	tools := ar.MCPToolspec{Tools: []json.RawMessage{json.RawMessage(`{"name": "read_url", "description": "Reads a page", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}, "annotations": {"readOnlyHint": true}}`)}}
+	tr, err := e.client.RegisterRaw(ctx, "web-reader", ar.ToolspecRegistration{MCPToolspec: tools, Kind: ar.KindMCPServer, Description: "Reads the web", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := e.client.Toolspec(ctx, "web-reader", ar.MinRevision(tr.Revision))
+	if err != nil || len(ts.Tools) != 1 || ts.Tools[0].Name != "read_url" || ts.Tools[0].Annotations == nil || ts.Tools[0].Annotations.ReadOnlyHint == nil || !*ts.Tools[0].Annotations.ReadOnlyHint {
+		t.Fatalf("toolspec: %+v %v", ts, err)
+	}
+	look, err := e.client.Lookup(ctx, ar.LookupRequest{Capability: "read_url", Kind: ar.KindMCPServer})
+	if err != nil || len(look.Providers) != 1 || look.Providers[0].Kind != ar.KindMCPServer {
+		t.Fatalf("lookup by kind: %+v %v", look, err)
+	}
+}
