@@ -66,6 +66,7 @@ type Process struct {
 func start(name string, cmd *exec.Cmd) (*Process, error) {
 	p := &Process{Name: name, cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
