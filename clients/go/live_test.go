@@ -2,11 +2,14 @@ package agentregistry_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	ar "github.com/agent-registry/agent-registry/clients/go"
+	"github.com/agent-registry/agent-registry/clients/go/internal/harness"
+	"github.com/nats-io/nats.go"
 )
 
 // eventually polls cond until it holds; the test fails when it does not within 30 s.
@@ -90,5 +93,36 @@ func TestLiveRegistryFollowsEventsAndOutlivesOutages(t *testing.T) {
 	})
 	if got := names(live.All()); !slices.Equal(got, []string{"beta"}) {
 		t.Fatalf("All after alpha left: %v", got)
+	}
+}
+
+// TestLiveRegistryReloadsAfterReconnect loses the events of a registration on the way to the
+// view (its connection is held, then cut) and checks that the reload after the reconnect
+// brings the registration in: periodic resync is off, so only the reconnect can.
+func TestLiveRegistryReloadsAfterReconnect(t *testing.T) {
+	e := newEnv(t, nil)
+	proxy, err := harness.StartProxy(fmt.Sprintf("127.0.0.1:%d", e.nats.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	nc, err := ar.Connect(proxy.URL(), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	live, err := ar.NewLiveRegistry(e.ctx(), ar.NewClient(nc, ar.Options{Prefix: e.prefix}), ar.LiveOptions{Resync: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+
+	proxy.Pause()
+	e.register(spec("unseen", "x.unseen"))
+	proxy.Drop()
+	proxy.Resume()
+	eventually(t, "the registration made while the view's link was down", func() bool { return routeOf(live, "x.unseen") == "unseen" })
+	if nc.Stats().Reconnects == 0 {
+		t.Fatal("the view's connection never reconnected")
 	}
 }
