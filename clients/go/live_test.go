@@ -126,3 +126,37 @@ func TestLiveRegistryReloadsAfterReconnect(t *testing.T) {
 		t.Fatal("the view's connection never reconnected")
 	}
 }
+
+// TestLiveRegistryTenantScope: a view through a tenant's client holds the shared agents and
+// the tenant's; the shared view holds the shared ones only.
+func TestLiveRegistryTenantScope(t *testing.T) {
+	e := newEnv(t, nil)
+	acme := e.client.WithTenant("acme")
+	shared, err := ar.NewLiveRegistry(e.ctx(), e.client, ar.LiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	tenantView, err := ar.NewLiveRegistry(e.ctx(), acme, ar.LiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tenantView.Close()
+
+	e.register(spec("common", "x.common"))
+	scoped := spec("acme-only", "x.common")
+	tenant := "acme"
+	scoped.TenantScope = &tenant
+	scoped.Weight = 5
+	if _, err := acme.Register(e.ctx(), ar.RegisterRequest{Spec: scoped}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the tenant's view routes to its own agent", func() bool { return routeOf(tenantView, "x.common") == "acme-only" })
+	eventually(t, "the shared view holds the shared agent", func() bool { return routeOf(shared, "x.common") == "common" })
+	if got := names(tenantView.All()); !slices.Equal(got, []string{"acme-only", "common"}) {
+		t.Fatalf("tenant view: %v", got)
+	}
+	if got := names(shared.All()); !slices.Equal(got, []string{"common"}) {
+		t.Fatalf("shared view: %v", got)
+	}
+}
