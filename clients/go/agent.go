@@ -253,6 +253,9 @@ func (a *Agent) run(ctx context.Context) {
 func (a *Agent) interval() time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.reg.HeartbeatIntervalMs <= 0 {
+		return 30 * time.Second // the protocol's default, should a reply ever lack it
+	}
 	return time.Duration(a.reg.HeartbeatIntervalMs) * time.Millisecond
 }
 

@@ -216,3 +216,37 @@ func TestAgentSurvivesReconnect(t *testing.T) {
 		t.Fatalf("instances after leaving: %v", ids)
 	}
 }
+
+// TestAgentWaitsForTheRegistry starts an agent while no registry runs: StartAgent keeps
+// trying, and returns registered once the registry is up.
+func TestAgentWaitsForTheRegistry(t *testing.T) {
+	e := newEnv(t, nil)
+	e.registry.Kill()
+	var ev events
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type started struct {
+		agent *ar.Agent
+		err   error
+	}
+	done := make(chan started, 1)
+	go func() {
+		a, err := ar.StartAgent(ctx, e.client, spec("patient", "x.wait"), echo, ar.AgentOptions{RetryMin: 50 * time.Millisecond, RetryMax: 200 * time.Millisecond, OnEvent: ev.add})
+		done <- started{a, err}
+	}()
+	eventually(t, "failed attempts while the registry is away", func() bool { return ev.count(ar.EventError, "") >= 2 })
+	if err := e.registry.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := <-done
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	if ids := e.instances("patient"); len(ids) != 1 || ids[0] != s.agent.InstanceID() {
+		t.Fatalf("instances %v, agent %s", ids, s.agent.InstanceID())
+	}
+	cancel()
+	if err := s.agent.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
