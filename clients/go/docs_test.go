@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	ar "github.com/agent-registry/agent-registry/clients/go"
 )
 
 // docExamples returns the Go programs of docs/go.md by name: each ```go block that follows a
@@ -80,7 +82,8 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, nil, "REGISTRY_FILE="+fleet)
+	// A short default interval, so the killed agent below is evicted within a second.
+	e := newEnv(t, nil, "REGISTRY_FILE="+fleet, "REGISTRY_DEFAULT_HEARTBEAT_INTERVAL_MS=300")
 	environ := append(os.Environ(), "NATS_URL="+e.nats.URL(), "REGISTRY_PREFIX="+e.prefix)
 	run := func(name string, extra ...string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -140,5 +143,22 @@ func TestDocExamples(t *testing.T) {
 	}
 	if !strings.Contains(agentOut.String(), "registered as ") {
 		t.Fatalf("agent output: %s", agentOut.String())
+	}
+
+	// Killed (SIGKILL: no drain, no deregistration), the agent is evicted once its heartbeats stop.
+	killed := exec.Command(filepath.Join(bin, "agent"))
+	killed.Env = environ
+	if err := killed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the second example agent registered", func() bool { return len(e.instances("shouter")) == 1 })
+	if err := killed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Wait()
+	eventually(t, "the killed agent evicted", func() bool { return len(e.instances("shouter")) == 0 })
+	r, err := e.client.List(e.ctx(), ar.ListRequest{Status: []string{ar.StatusDeregistered}})
+	if err != nil || len(r.Agents) != 1 || r.Agents[0].AgentType != "shouter" {
+		t.Fatalf("after the eviction: %+v %v", r, err)
 	}
 }
