@@ -286,6 +286,7 @@ func storable(v any, minLen, maxLen int) []string {
 	}
 	return out
 }
+
 var fieldSource = map[string]string{
 	"agent_type": "card.name", "version": "card.version", "description": "card.description",
 	"capabilities": "card.skills", "owner_team": "card.provider.organization", "nats_subject": "queueSubject",

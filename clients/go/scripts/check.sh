@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the Go client: go vet, staticcheck (pinned, installed into the cache on first use),
+# Checks the Go client: gofmt, go vet, staticcheck (pinned, installed into the cache on first use),
 # then the tests with the race detector against a real nats-server and registry process.
 #   NATS_SERVER_BIN     the nats-server binary the tests start (default: the cached v2.15.2)
 #   AGENT_REGISTRY_BIN  the registry entry point (default: <repo>/dist/cli/main.js; run npm run build)
@@ -52,6 +52,17 @@ run_tests() {
   fi
 }
 
+check_gofmt() {
+  local unformatted
+  unformatted=$(gofmt -l .)
+  if [[ -n "$unformatted" ]]; then
+    echo "not gofmt-formatted (run gofmt -w):" >&2
+    echo "$unformatted" >&2
+    return 1
+  fi
+}
+
+step "gofmt" check_gofmt
 step "go vet" go vet ./...
 step "install staticcheck $STATICCHECK_VERSION" install_staticcheck
 step "staticcheck" "$staticcheck_dir/staticcheck" ./...
