@@ -1,21 +1,22 @@
 #!/usr/bin/env node
 // `npm test`: the one test command of the README, over the service's vitest projects and the
-// clients in other languages (clients/python), each tested against real nats-server and
+// Python and Go clients (clients/python, clients/go), each tested against real nats-server and
 // registry processes.
 //
-//   npm test                                       everything
-//   npm test -- --project unit --project python    only those; vitest flags pass through to vitest
+//   npm test                                   everything
+//   npm test -- --project unit --project go    only those; vitest flags pass through to vitest
 //
-// `python` names a client suite, not a vitest project: it runs the client's scripts/check.sh
-// (lint, type-check, tests) after vitest, against the service built into dist/.
+// `python` and `go` are names of client suites, not vitest projects: they run each client's
+// scripts/check.sh (lint, type-check, tests) after vitest, against the service built into dist/.
 // CLIENT_REPORTS=<prefix> asks the clients for machine-readable reports, for CI's totals:
-// <prefix>-python.xml (JUnit).
+// <prefix>-python.xml (JUnit) and <prefix>-go.json (go test -json).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const CLIENTS = {
   python: { label: "Python client (clients/python)", script: "clients/python/scripts/check.sh", reportEnv: "JUNIT_XML", reportSuffix: "-python.xml" },
+  go: { label: "Go client (clients/go)", script: "clients/go/scripts/check.sh", reportEnv: "GO_TEST_JSON", reportSuffix: "-go.json" },
 };
 
 /** Splits the arguments into client suites and what vitest gets. */
