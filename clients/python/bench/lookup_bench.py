@@ -1,7 +1,9 @@
 """Lookup latency through RegistryClient against a bare nats-py request to the same registry, in the same run,
 and the CPU a heartbeating agent process spends per heartbeat.
 
-    cd clients/python && python -m bench.lookup_bench [--requests 2000] [--beat-seconds 10]
+    cd clients/python && python -m bench.lookup_bench [--requests 2000] [--beat-seconds 10] [--json PATH]
+
+`npm run bench -- --only clients` runs it beside the Go client's benchmarks.
 
 Starts its own nats-server (NATS_SERVER_BIN) and registry (AGENT_REGISTRY_BIN, default dist/cli/main.js),
 or uses NATS_URL when set (a registry must be serving there). Prints p50/p99 of both and their ratio
@@ -88,7 +90,7 @@ async def heartbeat_cpu(nc: NatsClient, url: str, seconds: float) -> tuple[int, 
     return counted, used
 
 
-async def main(requests: int, beat_seconds: float) -> None:
+async def main(requests: int, beat_seconds: float) -> dict[str, float | int | None]:
     stack = None if os.environ.get("NATS_URL") else Stack({"LOG_LEVEL": "error"})
     url = os.environ["NATS_URL"] if stack is None else stack.url
     try:
@@ -108,7 +110,17 @@ async def main(requests: int, beat_seconds: float) -> None:
             f"heartbeating agent (100 ms interval), {beat_seconds:g} s: {counted} heartbeats, {used * 1e3:.0f} ms CPU"
         )
         print(f"  CPU per heartbeat: {per_beat:.0f} us (everything the process did, idle loop and pings included)")
+        figures: dict[str, float | int | None] = {
+            "requests": requests,
+            "client_p50_us": percentile(ours, 50) * 1e6,
+            "client_p99_us": percentile(ours, 99) * 1e6,
+            "bare_p50_us": percentile(bare, 50) * 1e6,
+            "bare_p99_us": percentile(bare, 99) * 1e6,
+            "heartbeats": counted,
+            "heartbeat_cpu_us": per_beat if counted else None,
+        }
         await nc.drain()
+        return figures
     finally:
         if stack is not None:
             stack.close()
@@ -118,5 +130,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--beat-seconds", type=float, default=10.0)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON (for npm run bench)")
     args = parser.parse_args()
-    asyncio.run(main(args.requests, args.beat_seconds))
+    measured = asyncio.run(main(args.requests, args.beat_seconds))
+    if args.json is not None:
+        Path(args.json).write_text(json.dumps(measured) + "\n")

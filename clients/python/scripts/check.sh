@@ -10,10 +10,6 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-python="${PYTHON:-python3}"
-lock="$here/requirements-dev.txt"
-sha="$(sha256sum "$lock" | cut -c1-16)"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/agent-registry/py-venv-$sha"
 
 step() {
   local name="$1"
@@ -32,25 +28,13 @@ step() {
   fi
 }
 
+venv=""
 make_venv() {
-  if [ -x "$venv/bin/python" ] && [ -f "$venv/.complete" ]; then
-    echo "reusing $venv"
-    return 0
-  fi
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$lock"
-  touch "$venv/.complete"
-}
-
-install_package() {
-  # No build isolation: hatchling and editables come from the lock, nothing else is fetched.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e "$here"
+  venv="$(bash "$here/scripts/venv.sh")"
 }
 
 cd "$here"
-step "venv ($venv)" make_venv
-step "install agent-registry (editable)" install_package
+step "venv, and agent-registry installed editable (scripts/venv.sh)" make_venv
 step "ruff check" "$venv/bin/ruff" check .
 step "ruff format --check" "$venv/bin/ruff" format --check .
 step "mypy --strict" "$venv/bin/mypy" --strict
