@@ -9,24 +9,22 @@
  * (judgeMemoryLiveness) is the write the tombstone expects, and a heartbeat to a marked
  * instance is written to clear it. Evictions run with bounded concurrency so a mass expiry
  * stays within the 1 s lateness target.
- * It also sweeps what outlived the retention period: tombstones and deregistered agent types,
- * and with them the nats_subject claims (claim-sweep.ts).
+ * Every 30 s it also has the retention sweep (retention-sweep.ts) remove what outlived the
+ * retention period: the lease that makes one replica evict makes one replica sweep.
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
+import { encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
 import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy, type MemoryLivenessJudgement } from "../domain/lifecycle/liveness.js";
 import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
-import { AgentStatus, type InstanceState } from "../domain/view/model.js";
+import type { InstanceState } from "../domain/view/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "../kit/logger.js";
-import { ClaimSweep } from "./claim-sweep.js";
+import { RetentionSweep } from "./retention-sweep.js";
 import { guardedInterval } from "../kit/guarded.js";
 import { loopPacer } from "../kit/loop-pacer.js";
 
 const CONCURRENCY = 64;
-/** How the retention sweep removes what outlived the retention period: with its kept values. */
-const PURGE = { purge: true } as const;
 /** The wall clock moving this much more or less than the monotonic one between two ticks is a step (NTP, a VM resumed). */
 const CLOCK_STEP_MS = 1000;
 const SWEEP_EVERY_MS = 30_000;
@@ -51,8 +49,6 @@ const MARK_APPLY_ALLOWANCE_MS = 2000;
  * every instance instead of at the written ones (a bulk load, a fleet registering at once).
  */
 const TRACKED_CHANGES = 50_000;
-/** Agent types the retention sweep looks at between two turns of the event loop (loop-pacer.ts). */
-const SWEEP_SLICE = 500;
 /**
  * Memory liveness: instances a pass looks at between two turns of the event loop (about 5 ms
  * of work). A pass over every instance (the first, after a start or takeover) and the wheel's
@@ -90,7 +86,7 @@ export class Evictor {
   private offline = false;
   /** Store liveness: no instance can be due before this time unless one is written (the view reports writes). */
   private nextCheck = -Infinity;
-  private readonly claims: ClaimSweep;
+  private readonly retention: RetentionSweep;
   /** Wall and monotonic time of the last tick, to spot a stall or a step of the wall clock. */
   private lastTick: { wall: number; monotonic: number } | null = null;
   private readonly monotonic: () => number;
@@ -134,7 +130,7 @@ export class Evictor {
     },
   ) {
     this.monotonic = deps.monotonic ?? (() => performance.now());
-    this.claims = new ClaimSweep({ store: deps.store, view: deps.view, log: deps.log });
+    this.retention = new RetentionSweep({ store: deps.store, view: deps.view, log: deps.log, retentionMs: deps.retentionMs });
     this.wheel = new CheckWheel(deps.tickMs);
     this.markAheadMs = deps.tickMs + MARK_APPLY_ALLOWANCE_MS;
     if (deps.liveness === "memory") deps.view.trackInstanceChanges(TRACKED_CHANGES);
@@ -256,7 +252,7 @@ export class Evictor {
       }
       if (now - this.lastSweep >= SWEEP_EVERY_MS) {
         this.lastSweep = now;
-        await this.sweep(now);
+        await this.retention.run(now);
       }
     } catch (e) {
       this.deps.log.error({ err: e }, "eviction pass failed");
@@ -462,36 +458,6 @@ export class Evictor {
       this.deps.hooks?.onEvicted?.(instance, lateness);
       this.deps.log.info({ agent_type: instance.agent_type, instance_id: instance.instance_id, lateness_ms: lateness }, "evicted");
     });
-  }
-
-  /** Removes tombstones and deregistered agent types older than the retention period. */
-  private async sweep(now: number): Promise<void> {
-    const cutoff = now - this.deps.retentionMs;
-    const { view, store } = this.deps;
-    const pace = loopPacer(SWEEP_SLICE);
-    for (const agentType of view.retentionCandidates()) {
-      await pace();
-      for (const [instanceId, t] of view.tombstones(agentType)) {
-        // Purged, not deleted: a delete would leave the instance's last records in the bucket for ever (ports.ts, RemoveOptions).
-        if (t.at <= cutoff) await this.quietly(() => store.remove(instanceKey(agentType, instanceId), t.revision, PURGE));
-      }
-      const agent = view.get(agentType);
-      if (agent && agent.status === AgentStatus.Deregistered && (agent.deregistered_at ?? now) <= cutoff && view.tombstones(agentType).size === 0) {
-        // The subject's claim goes first: deleted after the spec, a crash in between would leave
-        // a claim with no type behind it; this way round it leaves a spec with no claim, which
-        // the next sweep removes (or the type, registering again, claims anew).
-        if (await this.claims.release(agent)) await this.quietly(() => store.remove(agentKey(agentType), agent.revision, PURGE));
-      }
-    }
-    await this.claims.sweep(now);
-  }
-
-  private async quietly(op: () => Promise<void>): Promise<void> {
-    try {
-      await op();
-    } catch (e) {
-      if (!(e instanceof StoreConflictError)) this.deps.log.warn({ err: e }, "retention sweep write failed");
-    }
   }
 
   private setPreserving(active: boolean, detail: { overdue: number; live: number; ratio: number }): void {
