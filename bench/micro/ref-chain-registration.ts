@@ -12,7 +12,7 @@
  */
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { encodeSchemaRecord } from "../../src/domain/schemas/schema-record.js";
-import { schemaKey } from "../../src/domain/view/records.js";
+import { schemaKey } from "../../src/domain/model/records.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { Registrar } from "../../src/service/registrar.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";

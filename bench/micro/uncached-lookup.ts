@@ -10,7 +10,7 @@
  * (bench/lib/specs.ts: 3 providers a capability, replies of about 2.7 KB).
  */
 import { RegistryView } from "../../src/domain/view/view.js";
-import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/model/records.js";
 import { QueryService } from "../../src/service/queries.js";
 import { capabilityCount, capabilityName, storedSpec, type FleetShape } from "../lib/specs.js";
 

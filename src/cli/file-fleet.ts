@@ -5,8 +5,8 @@
  */
 import { checkAnyRegistryFile } from "../domain/spec/registry-v2/index.js";
 import { agentSpecSchema } from "../domain/spec/spec.js";
-import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
-import { agentKey, encodeRecord, instanceKey, type AgentRecord, type InstanceRecord } from "../domain/view/records.js";
+import { STATIC_INSTANCE_ID } from "../domain/model/model.js";
+import { agentKey, encodeRecord, instanceKey, type AgentRecord, type InstanceRecord } from "../domain/model/records.js";
 import { RegistryView } from "../domain/view/view.js";
 import { describeIssues, toIssues } from "../domain/spec/validation.js";
 import { loadDocument } from "./registration-document.js";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { MAX_PAGE_LIMIT } from "../protocol/messages.js";
 import { invalidRequest, type ErrorIssue } from "./errors.js";
 import { describeIssues, toIssues } from "./spec/validation.js";
-import type { InstanceStatus } from "./view/model.js";
+import type { InstanceStatus } from "./model/model.js";
 import { capabilityName, instanceId, agentType } from "./spec/spec.js";
 import { AGENT_KINDS } from "../protocol/spec.js";
 import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";

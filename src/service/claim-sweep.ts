@@ -11,8 +11,8 @@
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
 import { isOrphanClaim } from "../domain/lifecycle/subject-claim.js";
-import { AgentStatus, type AgentState } from "../domain/view/model.js";
-import { encodeClaim, subjectClaimKey } from "../domain/view/subject-claims.js";
+import { AgentStatus, type AgentState } from "../domain/model/model.js";
+import { encodeClaim, subjectClaimKey } from "../domain/model/subject-claims.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "../kit/logger.js";
 import { loopPacer } from "../kit/loop-pacer.js";

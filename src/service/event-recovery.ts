@@ -13,7 +13,7 @@
  * reported rather than guessed.
  */
 import type { StoreEntry, StoreHistory } from "../domain/ports.js";
-import { parseKey } from "../domain/view/records.js";
+import { parseKey } from "../domain/model/records.js";
 
 /** Keys whose history is read at once: each read is one short-lived ordered consumer. */
 const CONCURRENCY = 16;

@@ -16,7 +16,7 @@
  * not a purge), where the next start reads it. Recovery needs a history of 2 or more anyway.
  */
 import { StoreConflictError, type StoreEntry, type StoreHistory, type StoreWriter } from "../domain/ports.js";
-import { LEASE_KEY } from "../domain/view/records.js";
+import { LEASE_KEY } from "../domain/model/records.js";
 import type { Liveness } from "../domain/lifecycle/liveness.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "../kit/logger.js";

@@ -13,10 +13,10 @@
  * retention period: the lease that makes one replica evict makes one replica sweep.
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
-import { encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/view/records.js";
+import { encodeRecord, instanceKey, markedInstanceRecord, RemovalReason } from "../domain/model/records.js";
 import { evictionDeadline, isPaused, judgeMemoryLiveness, planEvictionsWithNext, type Liveness, type LivenessPolicy, type MemoryLivenessJudgement } from "../domain/lifecycle/liveness.js";
 import { CheckWheel } from "../domain/lifecycle/check-wheel.js";
-import type { InstanceState } from "../domain/view/model.js";
+import type { InstanceState } from "../domain/model/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "../kit/logger.js";

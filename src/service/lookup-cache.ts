@@ -7,7 +7,7 @@
  * (plain heartbeats change nothing a lookup shows). The revision is not cached: the caller
  * adds the current one to every reply.
  */
-import type { AgentState } from "../domain/view/model.js";
+import type { AgentState } from "../domain/model/model.js";
 
 /** Enough for every capability of 10,000 agent types with three providers each. */
 export const LOOKUP_CACHE_BYTES = 48 * 2 ** 20;

@@ -33,7 +33,7 @@ import {
 } from "../domain/messages.js";
 import { SchemaResolution } from "./schema-resolution.js";
 import { getSchema, listSchemas } from "./schema-queries.js";
-import { AgentStatus, visibleTo, type AgentState } from "../domain/view/model.js";
+import { AgentStatus, visibleTo, type AgentState } from "../domain/model/model.js";
 import { route } from "../domain/query/routing.js";
 import type { Capability } from "../domain/spec/spec.js";
 import { parseMessage } from "../domain/messages.js";

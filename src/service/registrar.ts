@@ -12,7 +12,7 @@ import { checkByteBudgets, nearByteBudget, type ByteBudgets, type ByteFacts } fr
 import { valueBytes } from "../domain/view/stored-bytes.js";
 import { jsonBytes } from "../domain/query/page.js";
 import type { TypeBudgets } from "../domain/rate-limit.js";
-import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/view/model.js";
+import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../domain/model/model.js";
 import type { AgentSpec } from "../domain/spec/spec.js";
 import type { RegisterMessage, HeartbeatMessage } from "../domain/messages.js";
 import { HeartbeatCoalescer } from "./heartbeat-coalescer.js";
@@ -25,7 +25,7 @@ import {
   encodeRecord,
   instanceKey,
   RemovalReason,
-} from "../domain/view/records.js";
+} from "../domain/model/records.js";
 import { isSuspect, lateIntervals } from "../domain/lifecycle/liveness.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../domain/lifecycle/registration.js";
 import { bindRegisterBody, type PlainTenantScope } from "../domain/lifecycle/tenant-binding.js";
@@ -43,7 +43,7 @@ import { asCardError, specOfRegisterBody } from "../domain/interop/register-body
 import { resolveForWrite } from "./schema-refs.js";
 import { WorkSlices } from "./work-slices.js";
 import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
-import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/view/subject-claims.js";
+import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/model/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
 /** Unresolvable refs named in one reply, as for any spec issue. */

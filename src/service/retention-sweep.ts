@@ -6,8 +6,8 @@
  * saw, so a type that registers again meanwhile is never removed.
  */
 import { StoreConflictError, type Store } from "../domain/ports.js";
-import { agentKey, instanceKey } from "../domain/view/records.js";
-import { AgentStatus } from "../domain/view/model.js";
+import { agentKey, instanceKey } from "../domain/model/records.js";
+import { AgentStatus } from "../domain/model/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "../kit/logger.js";
 import { loopPacer } from "../kit/loop-pacer.js";

@@ -9,7 +9,7 @@ import { notFound } from "../domain/errors.js";
 import { decodeCursor, encodeCursor, jsonBytes, takePage } from "../domain/query/page.js";
 import type { SchemaBook, StoredSchema } from "../domain/schemas/schema-book.js";
 import { refKey } from "../domain/schemas/schema-refs.js";
-import { visibleTo } from "../domain/view/model.js";
+import { visibleTo } from "../domain/model/model.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { SchemaSummary } from "../protocol/messages.js";
 import type { SchemaQuery, SchemasQuery } from "../domain/messages.js";

@@ -18,7 +18,7 @@ import { ErrorCode, RegistryError } from "../domain/errors.js";
 import type { SchemaBook } from "../domain/schemas/schema-book.js";
 import { readSchemaRecord } from "../domain/schemas/schema-record.js";
 import { findRefs, refKey, resolveRefs, type RefAt, type SchemaSource } from "../domain/schemas/schema-refs.js";
-import { schemaKey } from "../domain/view/records.js";
+import { schemaKey } from "../domain/model/records.js";
 import { MAX_SCHEMA_NODES } from "../domain/spec/schema-check.js";
 import type { WriteMemo } from "../domain/schemas/resolved-ref-cache.js";
 import { WorkSlices } from "./work-slices.js";

@@ -19,7 +19,7 @@ import { ONE_SCHEMA, SCHEMA_ARRAY, SCHEMA_MAP } from "../domain/spec/schema-keyw
 import { namedRef } from "../domain/schemas/schema-refs.js";
 import type { SchemaChecks } from "../domain/spec/validation.js";
 import { describeIssues } from "../domain/spec/validation.js";
-import { schemaKey } from "../domain/view/records.js";
+import { schemaKey } from "../domain/model/records.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { Clock } from "./clock.js";
 import type { SchemaPutMessage } from "../domain/messages.js";

@@ -13,7 +13,7 @@
  */
 import { agentTermsOf, SearchIndex } from "../domain/query/search.js";
 import type { AgentSpec } from "../domain/spec/spec.js";
-import type { AgentState } from "../domain/view/model.js";
+import type { AgentState } from "../domain/model/model.js";
 
 /** Longest run of indexing between two turns of the event loop. */
 export const SLICE_MS = 10;

@@ -13,8 +13,8 @@
  * are never removed: a stored version may be in use by other specs.
  */
 import { ErrorCode, RegistryError } from "../domain/errors.js";
-import { STATIC_INSTANCE_ID } from "../domain/view/model.js";
-import { RemovalReason } from "../domain/view/records.js";
+import { STATIC_INSTANCE_ID } from "../domain/model/model.js";
+import { RemovalReason } from "../domain/model/records.js";
 import { checkAnyRegistryFile, formatProblem, type FileProblem, type FileSchemaPut, type MappingOptions } from "../domain/spec/registry-v2/index.js";
 import type { AgentSpecInput } from "../domain/spec/spec.js";
 import type { RegistryView } from "../domain/view/view.js";

@@ -18,8 +18,8 @@
 import type { StoreReader, StoreEntry, StoreHistory, StoreWatch } from "../domain/ports.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { StoreEvent } from "../domain/view/events.js";
-import { parseKey } from "../domain/view/records.js";
-import { isSubjectClaimKey } from "../domain/view/subject-claims.js";
+import { parseKey } from "../domain/model/records.js";
+import { isSubjectClaimKey } from "../domain/model/subject-claims.js";
 import type { Logger } from "../kit/logger.js";
 import { guardedInterval } from "../kit/guarded.js";
 import { UnreadableRecords } from "./unreadable-records.js";

@@ -41,7 +41,7 @@ import { StaticRegistry, parseRegistryFile, type FileWarnings, type LoadedRegist
 import type { Clock } from "../service/clock.js";
 import type { Logger } from "../kit/logger.js";
 import type { TeardownStack } from "../teardown-stack.js";
-import { LEASE_KEY } from "../domain/view/records.js";
+import { LEASE_KEY } from "../domain/model/records.js";
 import type { StoreWriter } from "../domain/ports.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";

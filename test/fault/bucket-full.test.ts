@@ -13,7 +13,7 @@ import { expect, it } from "vitest";
 import { withNatsServer } from "../harness/nats.js";
 import { RawClient, configOf, readStoredEvents, registerSubject, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
-import { encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
+import { encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/model/records.js";
 
 const INTERVAL = 200;
 const WINDOW = 3 * INTERVAL;

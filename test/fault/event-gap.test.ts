@@ -11,7 +11,7 @@ import { RawClient, readStoredEvents, spec } from "../harness/registry.js";
 import { spawnRegistry } from "../harness/registry-process.js";
 import { waitFor } from "../harness/wait.js";
 import { KvStore, openBucket } from "../../src/adapters/nats/kv-store.js";
-import { decodeInstanceRecord, encodeRecord, instanceKey, LEASE_KEY, type InstanceRecord } from "../../src/domain/view/records.js";
+import { decodeInstanceRecord, encodeRecord, instanceKey, LEASE_KEY, type InstanceRecord } from "../../src/domain/model/records.js";
 
 it.runIf(canControlNatsServers())("a replica started after the only one died stores the events it never stored", async () => {
   await using server = await withNatsServer();

@@ -9,7 +9,7 @@ import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 import { Kvm } from "@nats-io/kv";
-import { LEASE_KEY } from "../../src/domain/view/records.js";
+import { LEASE_KEY } from "../../src/domain/model/records.js";
 
 const ROUNDS = 20;
 

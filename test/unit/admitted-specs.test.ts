@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { AdmittedSpecs, specDigest } from "../../src/service/admitted-specs.js";
-import { schemaKey } from "../../src/domain/view/records.js";
+import { schemaKey } from "../../src/domain/model/records.js";
 import { encodeSchemaRecord } from "../../src/domain/schemas/schema-record.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import type { SchemaChecks } from "../../src/domain/spec/validation.js";

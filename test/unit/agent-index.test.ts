@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AgentIndex, indexAfter } from "../../src/domain/query/agent-index.js";
 import { CapabilityIndex } from "../../src/domain/view/capability-index.js";
-import type { AgentState } from "../../src/domain/view/model.js";
+import type { AgentState } from "../../src/domain/model/model.js";
 import { cap, makeAgent, makeSpec } from "./fixtures.js";
 
 const reviewer = makeAgent(

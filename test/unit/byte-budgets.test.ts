@@ -8,7 +8,7 @@ import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { ErrorCode, RegistryError } from "../../src/domain/errors.js";
 import { byteBudgetsOf, checkByteBudgets } from "../../src/domain/lifecycle/byte-budgets.js";
 import { StoreFullError, type Store, type StoreEntry, type StoreWatch } from "../../src/domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey, liveInstanceRecord } from "../../src/domain/model/records.js";
 import { VALUE_OVERHEAD_BYTES } from "../../src/domain/view/stored-bytes.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";

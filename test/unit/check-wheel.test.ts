@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CheckWheel } from "../../src/domain/lifecycle/check-wheel.js";
-import type { InstanceState } from "../../src/domain/view/model.js";
+import type { InstanceState } from "../../src/domain/model/model.js";
 
 const inst = (id: string) => ({ agent_type: "a", instance_id: id }) as InstanceState;
 

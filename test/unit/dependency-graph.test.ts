@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { instanceKey, RemovalReason } from "../../src/domain/view/records.js";
+import { instanceKey, RemovalReason } from "../../src/domain/model/records.js";
 import { dependencyGraph } from "../../src/domain/graph/graph-query.js";
 import { dependencyWarnings, findCycle } from "../../src/domain/graph/dependency-checks.js";
 import { resolveDependency } from "../../src/domain/graph/resolution.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { discover, discoverStatus, find } from "../../src/domain/query/discovery.js";
 import type { FindQuery } from "../../src/domain/query/discovery.js";
-import type { InstanceState } from "../../src/domain/view/model.js";
+import type { InstanceState } from "../../src/domain/model/model.js";
 import { cap, indexOf, makeAgent, makeSpec } from "./fixtures.js";
 
 const spec = makeSpec({ agent_type: "worker", max_concurrent_tasks: 2 });

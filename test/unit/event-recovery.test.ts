@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import type { StoreEvent } from "../../src/domain/view/events.js";
 import type { StoreHistory } from "../../src/domain/ports.js";
-import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey, LEASE_KEY, type LiveInstanceRecord } from "../../src/domain/model/records.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { silentLogger } from "../../src/kit/logger.js";

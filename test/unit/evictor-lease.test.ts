@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { StoreUnavailableError, type StoreWriter } from "../../src/domain/ports.js";
-import { LEASE_KEY } from "../../src/domain/view/records.js";
+import { LEASE_KEY } from "../../src/domain/model/records.js";
 import { EvictorLease, readPublishedThrough } from "../../src/service/evictor-lease.js";
 import { silentLogger, type Logger } from "../../src/kit/logger.js";
 import { captureLogs } from "../harness/registry.js";

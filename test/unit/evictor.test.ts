@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import type { LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
-import type { InstanceState } from "../../src/domain/view/model.js";
-import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, type LiveInstanceRecord } from "../../src/domain/view/records.js";
-import { decodeClaim, encodeClaim, subjectClaimKey } from "../../src/domain/view/subject-claims.js";
+import type { InstanceState } from "../../src/domain/model/model.js";
+import { agentKey, decodeAgentRecord, decodeInstanceRecord, encodeRecord, instanceKey, type LiveInstanceRecord } from "../../src/domain/model/records.js";
+import { decodeClaim, encodeClaim, subjectClaimKey } from "../../src/domain/model/subject-claims.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";

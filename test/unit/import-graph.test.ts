@@ -67,6 +67,17 @@ describe("import graph", () => {
     expect([...files].filter((f) => !/^src\/(kit|protocol|domain)\//.test(f))).toEqual([]);
   });
 
+  it("the domain's model floor (domain/model) is what graph, schemas, lifecycle and sbom build on: none of them reaches up into domain/view", () => {
+    const below = ["model", "graph", "schemas", "lifecycle", "sbom"].flatMap((d) =>
+      readdirSync(resolve(root, "src/domain", d), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => `src/domain/${d}/${f}`),
+    );
+    expect(below.length).toBeGreaterThan(20);
+    const { files } = reach(...below);
+    expect([...files].filter((f) => f.startsWith("src/domain/view/"))).toEqual([]);
+  });
+
   it("the fronts reach no service, adapter or composition-root module", () => {
     // `agent-registry serve` is the CLI's one door into the service: main.ts, loaded only for it.
     const entries = ["src/mcp/run.ts", "src/audit/run.ts", "src/ui/server/ui-server.ts", "src/cli/main.ts"];

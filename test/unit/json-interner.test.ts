@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { JsonInterner } from "../../src/domain/view/json-interner.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { encodeRecord } from "../../src/domain/view/records.js";
+import { encodeRecord } from "../../src/domain/model/records.js";
 import { FORGET_SCHEMAS_AFTER } from "../../src/domain/view/schema-sharing.js";
 import { makeSpec } from "./fixtures.js";
 

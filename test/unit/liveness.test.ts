@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evictionDeadline, evictionWindow, planEvictions, planEvictionsWithNext, type LivenessPolicy } from "../../src/domain/lifecycle/liveness.js";
-import type { InstanceState } from "../../src/domain/view/model.js";
+import type { InstanceState } from "../../src/domain/model/model.js";
 
 const policy: LivenessPolicy = { missedHeartbeats: 3, selfPreservationRatio: 0 };
 

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/model/records.js";
 import { QueryService } from "../../src/service/queries.js";
 import { cap, makeSpec } from "./fixtures.js";
 

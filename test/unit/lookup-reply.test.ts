@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { lookupProvider } from "../../src/domain/query/agent-view.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/model/records.js";
 import { QueryService } from "../../src/service/queries.js";
 import { SerializedReply } from "../../src/service/serialized-reply.js";
 import { cap, makeSpec } from "./fixtures.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { instanceKey, parseKey } from "../../src/domain/view/records.js";
+import { instanceKey, parseKey } from "../../src/domain/model/records.js";
 
 /** What an instance key meant when it was read with a split: exactly two non-empty parts. */
 function bySplit(key: string): ReturnType<typeof parseKey> {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
-import { encodeRecord, readAgentRecord, readInstanceRecord, type AgentRecord } from "../../src/domain/view/records.js";
+import { encodeRecord, readAgentRecord, readInstanceRecord, type AgentRecord } from "../../src/domain/model/records.js";
 import { agentRecord, badRecord, liveRecord } from "../harness/bad-records.js";
 import { makeSpec } from "./fixtures.js";
 

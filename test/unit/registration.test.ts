@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentState, AgentStatus } from "../../src/domain/view/model.js";
-import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/view/records.js";
+import type { AgentState, AgentStatus } from "../../src/domain/model/model.js";
+import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "../../src/domain/model/records.js";
 import {
   planHeartbeat,
   planRegister,

@@ -11,7 +11,7 @@ import { SchemaBook } from "../../src/domain/schemas/schema-book.js";
 import { encodeSchemaRecord, type SchemaRecord } from "../../src/domain/schemas/schema-record.js";
 import { ResolvedRefCache, WriteMemo } from "../../src/domain/schemas/resolved-ref-cache.js";
 import { resolveRefs, type SchemaSource } from "../../src/domain/schemas/schema-refs.js";
-import { schemaKey } from "../../src/domain/view/records.js";
+import { schemaKey } from "../../src/domain/model/records.js";
 import { resolveForWrite } from "../../src/service/schema-refs.js";
 import { SchemaResolution } from "../../src/service/schema-resolution.js";
 import type { JsonSchema } from "../../src/protocol/spec.js";

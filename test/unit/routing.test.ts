@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RegistryError } from "../../src/domain/errors.js";
-import type { AgentState } from "../../src/domain/view/model.js";
-import { visibleTo } from "../../src/domain/view/model.js";
+import type { AgentState } from "../../src/domain/model/model.js";
+import { visibleTo } from "../../src/domain/model/model.js";
 import { route, routingWeight } from "../../src/domain/query/routing.js";
 import { MAX_WEIGHT } from "../../src/protocol/spec.js";
 import type { RouteRequest } from "../../src/domain/query/routing.js";

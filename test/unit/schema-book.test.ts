@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { agentKey, encodeRecord, schemaKey } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord, schemaKey } from "../../src/domain/model/records.js";
 import { encodeSchemaRecord, sameContent, type SchemaRecord } from "../../src/domain/schemas/schema-record.js";
 import type { StoreEntry } from "../../src/domain/ports.js";
 import { RegistryError } from "../../src/domain/errors.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SearchIndex } from "../../src/domain/query/search.js";
 import type { AgentSpec } from "../../src/domain/spec/spec.js";
-import type { AgentState } from "../../src/domain/view/model.js";
+import type { AgentState } from "../../src/domain/model/model.js";
 import { SearchIndexer } from "../../src/service/search-indexer.js";
 import { cap, exampleSpecs, makeAgent, makeSpec } from "./fixtures.js";
 

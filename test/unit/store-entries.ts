@@ -11,7 +11,7 @@ import {
   type AgentRecord,
   type LiveInstanceRecord,
   type RemovalReason,
-} from "../../src/domain/view/records.js";
+} from "../../src/domain/model/records.js";
 
 export const put = (key: string, revision: number, value: Uint8Array): StoreEntry => ({ key, revision, operation: "PUT", value, created: revision * 1000 });
 

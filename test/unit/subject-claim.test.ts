@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isOrphanClaim, ownerName, planClaim } from "../../src/domain/lifecycle/subject-claim.js";
-import type { AgentState, AgentStatus } from "../../src/domain/view/model.js";
-import { parseKey } from "../../src/domain/view/records.js";
+import type { AgentState, AgentStatus } from "../../src/domain/model/model.js";
+import { parseKey } from "../../src/domain/model/records.js";
 import {
   decodeClaim,
   encodeClaim,
@@ -10,7 +10,7 @@ import {
   subjectClaimKey,
   type StoredClaim,
   type SubjectClaimRecord,
-} from "../../src/domain/view/subject-claims.js";
+} from "../../src/domain/model/subject-claims.js";
 import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
 import { thrownRegistryError } from "./registry-error.js";
 

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { RegistryError } from "../../src/domain/errors.js";
 import { bindRegisterBody, checkTypeScope } from "../../src/domain/lifecycle/tenant-binding.js";
-import { agentKey, decodeAgentRecord, decodeInstanceRecord, instanceKey } from "../../src/domain/view/records.js";
+import { agentKey, decodeAgentRecord, decodeInstanceRecord, instanceKey } from "../../src/domain/model/records.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { parseWriteSubject, subjects } from "../../src/protocol/subjects.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { agentKey, encodeRecord } from "../../src/domain/view/records.js";
+import { agentKey, encodeRecord } from "../../src/domain/model/records.js";
 import { EventVisibility } from "../../src/ui/server/event-visibility.js";
 import type { AgentSpec } from "../../src/domain/spec/spec.js";
 import { cap, makeSpec } from "./fixtures.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { eventId, storeEventToCloudEvent, type StoreEvent } from "../../src/domain/view/events.js";
-import { aggregateStatus, STATIC_INSTANCE_ID, type InstanceState, type InstanceStatus } from "../../src/domain/view/model.js";
-import { agentKey, encodeRecord, instanceKey } from "../../src/domain/view/records.js";
+import { aggregateStatus, STATIC_INSTANCE_ID, type InstanceState, type InstanceStatus } from "../../src/domain/model/model.js";
+import { agentKey, encodeRecord, instanceKey } from "../../src/domain/model/records.js";
 import type { StoreEntry } from "../../src/domain/ports.js";
 import { LIVE, agentPut, del, gonePut, instPut, put } from "./store-entries.js";
 import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";

@@ -6,7 +6,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import { openBucket } from "../../../src/adapters/nats/kv-store.js";
-import { agentKey, encodeRecord, instanceKey } from "../../../src/domain/view/records.js";
+import { agentKey, encodeRecord, instanceKey } from "../../../src/domain/model/records.js";
 import { agentTypeName, storedSpec, type FleetShape } from "../specs.js";
 import { round } from "../stats.js";
 

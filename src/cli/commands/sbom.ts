@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { sbomDocument, type SbomFormat } from "../../domain/sbom/sbom-document.js";
-import { visibleTo } from "../../domain/view/model.js";
+import { visibleTo } from "../../domain/model/model.js";
 import { packageVersion } from "../../version.js";
 import { ExitCode, UsageError, str, type Command } from "../context.js";
 import { loadFileFleet } from "../file-fleet.js";

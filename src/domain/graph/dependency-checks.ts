@@ -5,7 +5,7 @@
  */
 import type { Dependency } from "../../protocol/spec.js";
 import type { AgentSpec } from "../spec/spec.js";
-import { AgentStatus, type AgentState } from "../view/model.js";
+import { AgentStatus, type AgentState } from "../model/model.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { invalidSpec, type RegistryError } from "../errors.js";
 import { dependencyNodeId, namedProviders, resolveDependency, type FleetReader } from "./resolution.js";

@@ -5,7 +5,7 @@
  * a scan of the fleet.
  */
 import type { Dependency } from "../../protocol/spec.js";
-import type { AgentState } from "../view/model.js";
+import type { AgentState } from "../model/model.js";
 
 /** A dependency declared by `dependent`, at `index` in its spec's `depends`. */
 export type DependentEdge = { dependent: string; index: number; dep: Dependency };

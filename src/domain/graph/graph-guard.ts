@@ -14,7 +14,7 @@
  */
 import type { Dependency } from "../../protocol/spec.js";
 import type { AgentSpec } from "../spec/spec.js";
-import { RESERVED_KEY_PREFIX } from "../view/records.js";
+import { RESERVED_KEY_PREFIX } from "../model/records.js";
 import type { PendingSpec } from "./dependency-checks.js";
 import type { FleetReader } from "./resolution.js";
 

@@ -7,7 +7,7 @@
  * warning (docs/protocol.md, section 8).
  */
 import type { Dependency } from "../../protocol/spec.js";
-import { visibleTo, type AgentState } from "../view/model.js";
+import { visibleTo, type AgentState } from "../model/model.js";
 import type { DependentsIndex } from "./dependents-index.js";
 import { agentNodeId, dependencyNodeId, providerState, resolveDependency, type FleetReader } from "./resolution.js";
 

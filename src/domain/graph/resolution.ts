@@ -13,7 +13,7 @@
 import type { DependencyState } from "../../protocol/events.js";
 import type { AgentKind, Dependency } from "../../protocol/spec.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
-import { InstanceStatus, visibleTo, type AgentState } from "../view/model.js";
+import { InstanceStatus, visibleTo, type AgentState } from "../model/model.js";
 
 export type { Dependency, DependencyState };
 

@@ -10,7 +10,7 @@
  * is judged again and filed later if it was heard meanwhile. So each instance costs about one
  * look per interval, spread over the interval. Filed twice, only the earlier entry counts.
  */
-import type { InstanceState } from "../view/model.js";
+import type { InstanceState } from "../model/model.js";
 
 /** Above this many slots to step over, `take` walks the filed slots instead (after a long pause). */
 const STEP_LIMIT = 4096;

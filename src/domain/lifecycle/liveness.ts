@@ -10,7 +10,7 @@
  * to at least grace + missed x interval, so an outage of the registry itself never evicts
  * live agents; it also covers instances loaded at start, observed only then.
  */
-import { STATIC_INSTANCE_ID, type InstanceState } from "../view/model.js";
+import { STATIC_INSTANCE_ID, type InstanceState } from "../model/model.js";
 
 export type LivenessPolicy = {
   readonly missedHeartbeats: number;

@@ -5,11 +5,11 @@
  */
 import semver from "semver";
 import { conflict, unknownInstance } from "../errors.js";
-import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "../view/model.js";
-import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../view/records.js";
+import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "../model/model.js";
+import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../model/records.js";
 import type { AgentSpec } from "../spec/spec.js";
 import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
-import type { StoredClaim } from "../view/subject-claims.js";
+import type { StoredClaim } from "../model/subject-claims.js";
 import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
 import { checkTypeScope } from "./tenant-binding.js";
 

@@ -5,8 +5,8 @@
  * so the store decides between two racing registrations; the view alone could not.
  */
 import { conflict } from "../errors.js";
-import { AgentStatus, type AgentState } from "../view/model.js";
-import type { StoredClaim, SubjectClaimRecord } from "../view/subject-claims.js";
+import { AgentStatus, type AgentState } from "../model/model.js";
+import type { StoredClaim, SubjectClaimRecord } from "../model/subject-claims.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 export type ClaimWrite = { readonly record: SubjectClaimRecord; readonly expectedRevision: number };

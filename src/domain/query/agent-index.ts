@@ -11,7 +11,7 @@
  * structure serves the view (capability events, subject ownership) and the queries. Without
  * one (unit tests of the index alone) the index keeps its own.
  */
-import type { AgentState } from "../view/model.js";
+import type { AgentState } from "../model/model.js";
 import { CapabilityIndex, type CapabilityLookup } from "../view/capability-index.js";
 import { SetIndex } from "../set-index.js";
 import { indexAfter } from "./page.js";

@@ -2,7 +2,7 @@
  * How agents look on the wire (PROTOCOL.md section 2): AgentView, lookup providers and the
  * capability projection. Times become ISO 8601 strings here and nowhere else.
  */
-import type { AgentState, InstanceState } from "../view/model.js";
+import type { AgentState, InstanceState } from "../model/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 import type { AgentView, CapabilityView, InstanceView } from "../../protocol/messages.js";
 import type { ToolAnnotations } from "../../protocol/spec.js";

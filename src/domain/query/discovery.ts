@@ -5,8 +5,8 @@
  */
 import type { AgentIndex } from "./agent-index.js";
 import { invalidRequest } from "../errors.js";
-import { AgentStatus, InstanceStatus, visibleTo } from "../view/model.js";
-import type { AgentState } from "../view/model.js";
+import { AgentStatus, InstanceStatus, visibleTo } from "../model/model.js";
+import type { AgentState } from "../model/model.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { AgentKind } from "../../protocol/spec.js";
 import { ofKind } from "./filters.js";

@@ -6,7 +6,7 @@
  */
 import type { AgentKind } from "../../protocol/spec.js";
 import type { Capability } from "../spec/spec.js";
-import type { AgentState } from "../view/model.js";
+import type { AgentState } from "../model/model.js";
 
 /** True when no kind is asked for, or the agent is of that kind. */
 export const ofKind = (agent: AgentState, kind: AgentKind | undefined): boolean => kind === undefined || agent.spec.kind === kind;

@@ -5,8 +5,8 @@
  */
 import type { AgentIndex } from "./agent-index.js";
 import { ErrorCode, RegistryError, invalidRequest } from "../errors.js";
-import { AgentStatus, visibleTo } from "../view/model.js";
-import type { AgentState } from "../view/model.js";
+import { AgentStatus, visibleTo } from "../model/model.js";
+import type { AgentState } from "../model/model.js";
 import { MAX_WEIGHT } from "../../protocol/spec.js";
 
 export type RouteRequest = {

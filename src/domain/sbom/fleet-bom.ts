@@ -15,7 +15,7 @@ import type { FleetReader } from "../graph/resolution.js";
 import { agentNodeId } from "../graph/resolution.js";
 import type { DependencyState } from "../../protocol/events.js";
 import type { AgentSpec } from "../spec/spec.js";
-import { visibleTo } from "../view/model.js";
+import { visibleTo } from "../model/model.js";
 
 export type BomTool = { ref: string; name: string; description: string };
 export type BomModel = { ref: string; name: string; provider: string; kind: string };

@@ -14,7 +14,7 @@
  * is at most the document's bytes; keys, punctuation, models and dependencies only add.
  */
 import { agentNodeId } from "../graph/resolution.js";
-import { visibleTo, type AgentState } from "../view/model.js";
+import { visibleTo, type AgentState } from "../model/model.js";
 
 /** The strings of an agent's entry that every format of the document writes in full. */
 export function entryFloor(agent: AgentState): number {

@@ -6,7 +6,7 @@
  */
 import { dependencyGraph, type GraphFleet } from "../graph/graph-query.js";
 import { agentNodeId } from "../graph/resolution.js";
-import type { AgentState } from "../view/model.js";
+import type { AgentState } from "../model/model.js";
 import { cycloneDx, type BomContext } from "./cyclonedx.js";
 import { fleetBom } from "./fleet-bom.js";
 import { spdx } from "./spdx.js";

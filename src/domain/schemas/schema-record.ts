@@ -4,7 +4,7 @@
  * read, like every record, as untrusted input (records.ts): one that does not fit is skipped.
  */
 import type { JsonSchema } from "../../protocol/spec.js";
-import { isObject, number, objectOf, oneOf, string, type Check, type ShapeOf } from "../view/shape.js";
+import { isObject, number, objectOf, oneOf, string, type Check, type ShapeOf } from "../model/shape.js";
 
 export type SchemaRecord = {
   readonly kind: "schema";

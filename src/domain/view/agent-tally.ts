@@ -6,7 +6,7 @@
  * (lookup-scaling's profile, docs/performance.md); reading the tally costs a pass over the
  * distinct tenants and distinct instance counts only.
  */
-import type { AgentState } from "./model.js";
+import type { AgentState } from "../model/model.js";
 import type { AgentListener } from "./view.js";
 
 /** One agent type's part in the tally, as it was last told; changed in place. */

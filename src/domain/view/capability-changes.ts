@@ -3,7 +3,7 @@
  * ready providers, or to the schema, of each of its capabilities. `added` when the first ready
  * provider appears, `removed` when the last one goes, `updated` otherwise.
  */
-import { AgentStatus } from "./model.js";
+import { AgentStatus } from "../model/model.js";
 import type { DerivedEvent } from "./events.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 

@@ -5,7 +5,7 @@
  * the view's clock, the one deadlines count on), so the evictor skips passes over the whole
  * fleet while nothing can be due (docs/performance.md).
  */
-import type { InstanceState } from "./model.js";
+import type { InstanceState } from "../model/model.js";
 
 export type InstanceChangeSummary = {
   minObservedAt: number;

@@ -4,8 +4,8 @@
  */
 import { EventType } from "../../protocol/events.js";
 import type { DerivedEvent } from "./events.js";
-import type { InstanceState, InstanceStatus } from "./model.js";
-import type { LiveInstanceRecord, RemovalReason } from "./records.js";
+import type { InstanceState, InstanceStatus } from "../model/model.js";
+import type { LiveInstanceRecord, RemovalReason } from "../model/records.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 export function registeredEvent(

@@ -5,7 +5,7 @@
  * heartbeats that arrived meanwhile waited (the fleet benchmark's p99, issue 14). Instances
  * of an agent type whose record is not known (orphans) are not counted, as the pass did not.
  */
-import { InstanceStatus, STATIC_INSTANCE_ID, type InstanceState } from "./model.js";
+import { InstanceStatus, STATIC_INSTANCE_ID, type InstanceState } from "../model/model.js";
 
 type Counted = Pick<InstanceState, "status" | "instance_id">;
 

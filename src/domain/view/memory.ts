@@ -2,7 +2,7 @@
  * How the view keeps a large fleet small in memory: one shared object or string where
  * 100,000 instances would otherwise each hold their own copy (docs/performance.md).
  */
-import { InstanceStatus } from "./model.js";
+import { InstanceStatus } from "../model/model.js";
 
 /** Shared by every instance without metadata (most of them): one object instead of 100,000. */
 export const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});

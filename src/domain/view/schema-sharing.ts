@@ -6,7 +6,7 @@
  * (only their schema fields change, to equal values), so nothing that indexes them sees a change.
  */
 import { JsonInterner } from "./json-interner.js";
-import type { Mutable } from "./model.js";
+import type { Mutable } from "../model/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 
 /** New distinct schemas after which share() drops the copies no spec uses any more. */

@@ -16,9 +16,9 @@ import {
   readInstanceRecord,
   RemovalReason,
   type AgentRecord,
-} from "./records.js";
-import { checkKeyTokens } from "./record-shapes.js";
-import { AgentStatus, STATIC_INSTANCE_ID, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "./model.js";
+} from "../model/records.js";
+import { checkKeyTokens } from "../model/record-shapes.js";
+import { AgentStatus, STATIC_INSTANCE_ID, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "../model/model.js";
 import type { DerivedEvent, StoreEvent } from "./events.js";
 import type { Current } from "../lifecycle/registration.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
@@ -28,7 +28,7 @@ import type { Clock, StoreEntry } from "../ports.js";
 import { detached, hasKeys, NO_METADATA, sharedStatus } from "./memory.js";
 import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
 import { InstanceChanges, type InstanceChangeSummary } from "./instance-changes.js";
-import { isSubjectClaimKey, SubjectClaimBook } from "./subject-claims.js";
+import { isSubjectClaimKey, SubjectClaimBook } from "../model/subject-claims.js";
 import { InstanceTally } from "./instance-tally.js";
 import { DependentsIndex } from "../graph/dependents-index.js";
 import { dependencyChanges, watchDependencies } from "./dependency-events.js";

@@ -19,7 +19,7 @@
  * replica published it): one whose `revision` is ahead of the view waits for the view first,
  * up to VIEW_WAIT_MS, then is decided on what the view holds.
  */
-import { scopeVisibleTo, visibleTo, type AgentState } from "../../domain/view/model.js";
+import { scopeVisibleTo, visibleTo, type AgentState } from "../../domain/model/model.js";
 
 /** What the decision reads of this replica's view. */
 export type PageFleet = {

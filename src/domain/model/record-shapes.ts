@@ -11,7 +11,7 @@ import type { AgentSpec, Capability } from "../spec/spec.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE } from "../../protocol/ids.js";
 import { AGENT_KINDS } from "../../protocol/spec.js";
 import { InstanceStatus, RemovalReason } from "../../protocol/states.js";
-import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./records.js";
+import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./record-types.js";
 import {
   anyObject,
   arrayOf,

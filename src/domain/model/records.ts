@@ -4,8 +4,8 @@
  * shape is checked field by field (record-shapes.ts), and one that does not fit is skipped and
  * reported, never cast into the view (issue 14).
  */
-import type { AgentSpec } from "../spec/spec.js";
-import type { InstanceState, InstanceStatus } from "./model.js";
+import type { InstanceState } from "./model.js";
+import type { AgentRecord, InstanceRecord, LiveInstanceRecord } from "./record-types.js";
 import { RemovalReason } from "../../protocol/states.js";
 import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../../protocol/ids.js";
 import { checkAgentRecord, checkGoneInstance, checkLiveInstance } from "./record-shapes.js";
@@ -56,59 +56,8 @@ export function parseKey(key: string): ParsedKey {
   return { kind: "unknown" };
 }
 
-/** `agents.<agent_type>`: the spec every instance of the type shares. */
-export type AgentRecord = {
-  readonly kind: "agent";
-  readonly spec: AgentSpec;
-  readonly registered_at: number;
-  readonly updated_at: number;
-  /** Loaded from a registry file: its instance never expires. */
-  readonly static?: boolean;
-};
-
 export { RemovalReason };
-
-/** `instances.<agent_type>.<instance_id>` while the instance is live. */
-export type LiveInstanceRecord = {
-  readonly kind: "instance";
-  readonly version: string;
-  readonly status: InstanceStatus;
-  readonly registered_at: number;
-  readonly last_heartbeat: number;
-  readonly heartbeat_interval_ms: number;
-  readonly active_tasks: number;
-  readonly metadata: Readonly<Record<string, string>>;
-  /** Whether the registration that created this instance changed the stored spec (for the event). */
-  readonly spec_changed: boolean;
-  /**
-   * Whether that registration overwrote a different spec of the same version ("replace",
-   * PROTOCOL.md section 9). Written only when true, so heartbeat records and the records of
-   * registries before v1.1 leave it out: absent reads as false.
-   */
-  readonly replaced?: boolean;
-  /**
-   * A suspect mark (memory liveness): the evicting replica found the instance late and stamped
-   * this on its own clock. Only the evictor writes it; any other write of the record leaves it
-   * out, which clears it. Older registries ignore it.
-   */
-  readonly suspect_since?: number;
-};
-
-/**
- * The same key once the instance has left: a tombstone that carries the reason, so the
- * deregistered event can be derived from the store alone. The evictor deletes tombstones
- * after the retention period.
- */
-export type GoneInstanceRecord = {
-  readonly kind: "gone";
-  readonly version: string;
-  readonly reason: RemovalReason;
-  readonly at: number;
-  readonly registered_at: number;
-  readonly last_heartbeat: number;
-};
-
-export type InstanceRecord = LiveInstanceRecord | GoneInstanceRecord;
+export type { AgentRecord, GoneInstanceRecord, InstanceRecord, LiveInstanceRecord } from "./record-types.js";
 
 /**
  * A live instance record built field by field in one order, never by spreading another

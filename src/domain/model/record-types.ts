@@ -1,0 +1,59 @@
+/**
+ * The records the bucket holds for agent types and instances, as types: what records.ts
+ * encodes and decodes and record-shapes.ts checks, apart from both so neither imports the other.
+ */
+import type { AgentSpec } from "../spec/spec.js";
+import type { InstanceStatus } from "./model.js";
+import type { RemovalReason } from "../../protocol/states.js";
+
+/** `agents.<agent_type>`: the spec every instance of the type shares. */
+export type AgentRecord = {
+  readonly kind: "agent";
+  readonly spec: AgentSpec;
+  readonly registered_at: number;
+  readonly updated_at: number;
+  /** Loaded from a registry file: its instance never expires. */
+  readonly static?: boolean;
+};
+
+/** `instances.<agent_type>.<instance_id>` while the instance is live. */
+export type LiveInstanceRecord = {
+  readonly kind: "instance";
+  readonly version: string;
+  readonly status: InstanceStatus;
+  readonly registered_at: number;
+  readonly last_heartbeat: number;
+  readonly heartbeat_interval_ms: number;
+  readonly active_tasks: number;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** Whether the registration that created this instance changed the stored spec (for the event). */
+  readonly spec_changed: boolean;
+  /**
+   * Whether that registration overwrote a different spec of the same version ("replace",
+   * PROTOCOL.md section 9). Written only when true, so heartbeat records and the records of
+   * registries before v1.1 leave it out: absent reads as false.
+   */
+  readonly replaced?: boolean;
+  /**
+   * A suspect mark (memory liveness): the evicting replica found the instance late and stamped
+   * this on its own clock. Only the evictor writes it; any other write of the record leaves it
+   * out, which clears it. Older registries ignore it.
+   */
+  readonly suspect_since?: number;
+};
+
+/**
+ * The same key once the instance has left: a tombstone that carries the reason, so the
+ * deregistered event can be derived from the store alone. The evictor deletes tombstones
+ * after the retention period.
+ */
+export type GoneInstanceRecord = {
+  readonly kind: "gone";
+  readonly version: string;
+  readonly reason: RemovalReason;
+  readonly at: number;
+  readonly registered_at: number;
+  readonly last_heartbeat: number;
+};
+
+export type InstanceRecord = LiveInstanceRecord | GoneInstanceRecord;
