@@ -20,6 +20,7 @@ import { historyCommand } from "./commands/history.js";
 import { findCommand } from "./commands/find.js";
 import { lookupCommand } from "./commands/lookup.js";
 import { lsCommand } from "./commands/ls.js";
+import { discoveryCommand } from "./commands/discovery.js";
 import { mcpCommand } from "./commands/mcp.js";
 import { registerCommand } from "./commands/register.js";
 import { routeCommand } from "./commands/route.js";
@@ -50,6 +51,7 @@ export const COMMANDS: readonly Command[] = [
   historyCommand,
   validateCommand,
   mcpCommand,
+  discoveryCommand,
   auditCommand,
 ];
 

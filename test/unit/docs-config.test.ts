@@ -3,13 +3,16 @@ import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, ConfigError, configSchema, loadConfig } from "../../src/config/service.js";
 import { MCP_VARIABLES, mcpConfigSchema } from "../../src/config/mcp.js";
 import { AUDIT_VARIABLES, auditConfigSchema } from "../../src/config/audit.js";
+import { DISCOVERY_VARIABLES, discoveryConfigSchema } from "../../src/config/discovery.js";
 
 const whole = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
 // The service's table comes first; the MCP server's settings have a section of their own.
 const MCP_HEADING = /^## `agent-registry mcp`$/m;
 const AUDIT_HEADING = /^## `agent-registry audit`$/m;
+const DISCOVERY_HEADING = /^## `agent-registry discovery`$/m;
 const [page = "", rest = ""] = whole.split(MCP_HEADING);
-const [mcpSection = "", auditSection = ""] = rest.split(AUDIT_HEADING);
+const [mcpSection = "", afterMcp = ""] = rest.split(AUDIT_HEADING);
+const [auditSection = "", discoverySection = ""] = afterMcp.split(DISCOVERY_HEADING);
 
 type Row = { env: string; flag: string; default: string; meaning: string };
 
@@ -100,3 +103,4 @@ function describeCommandSection(command: string, section: string, variables: rea
 
 describeCommandSection("mcp", mcpSection, MCP_VARIABLES, mcpConfigSchema);
 describeCommandSection("audit", auditSection, AUDIT_VARIABLES, auditConfigSchema, { databaseUrl: "postgres://x/y" });
+describeCommandSection("discovery", discoverySection, DISCOVERY_VARIABLES, discoveryConfigSchema);

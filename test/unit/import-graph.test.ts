@@ -92,4 +92,10 @@ describe("import graph", () => {
     expect([...files].filter((f) => !f.startsWith("src/ui/web/") && f !== "src/ui/shared.ts" && !f.startsWith("src/protocol/"))).toEqual([]);
     expect([...packages]).toEqual([]);
   });
+
+  it("the discovery front reaches the SDK, the kit and the config tables, never the service or the adapters", () => {
+    const { files } = reach("src/cli/commands/discovery.ts", "src/discovery/http-server.ts");
+    expect(files.size).toBeGreaterThan(5);
+    expect([...files].filter((f) => f.startsWith("src/service/") || f.startsWith("src/adapters/") || f.startsWith("src/mcp/"))).toEqual([]);
+  });
 });

@@ -1,0 +1,164 @@
+/**
+ * What the discovery front answers, over the SDK's RegistryClient: the same queries as a NATS
+ * client sends (`search` ranks with the registry's one BM25 index; `list`, `get`, `card` and
+ * `toolspec` give the rest), shaped as ARD's registry API (ard-spec v0.9, section 7) and
+ * ai-catalog.json (section 4). A scope is one view: the shared agents, or a tenant's (shared
+ * plus the tenant's own), as the client's tenant says.
+ */
+import type { RegistryClient } from "../client/registry-client.js";
+import type { AgentView } from "../protocol/messages.js";
+import { notFound } from "./ard-error.js";
+import { A2A_CARD_TYPE, catalogEntry, isMcpKind, parseIdentifier, REGISTRY_TYPE, SHARED_NAMESPACE, type CatalogEntry, type EntryLinks } from "./catalog-entry.js";
+import { matchesFilter } from "./entry-filter.js";
+import { decodePageToken, encodePageToken, queryDigest } from "./page-token.js";
+import type { SearchRequest } from "./search-request.js";
+
+export type Scope = {
+  client: RegistryClient;
+  /** The tenant whose view this is; null for the shared agents only. */
+  tenant: string | null;
+  links: EntryLinks;
+};
+
+export type SearchResultItem = CatalogEntry & { score: number; source: string };
+export type SearchResponse = { results: SearchResultItem[]; pageToken?: string };
+export type ListResponse = { items: CatalogEntry[]; pageToken?: string };
+
+/** The `search` op's largest `limit`: the ranked set a search pages through is its best 100 capabilities. */
+const SEARCH_WINDOW = 100;
+/** Views fetched at once for one search: enough to overlap round trips, few enough not to flood the registry. */
+const GET_CONCURRENCY = 8;
+/** Agents that are gone (kept in retention) are not offered to anyone discovering. */
+const LIVE_STATUSES = ["registered", "ready", "draining"] as const;
+
+export const registryUrl = (links: EntryLinks): string => `${links.baseUrl}/`;
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** An agent's view, or undefined when it went away (or is deregistered) since the search ranked it. */
+async function liveView(scope: Scope, agentType: string): Promise<AgentView | undefined> {
+  try {
+    const { agent } = await scope.client.get({ agent_type: agentType, instances_limit: 1 });
+    return agent.status === "deregistered" ? undefined : agent;
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "not_found") return undefined;
+    throw e;
+  }
+}
+
+/**
+ * `POST /search`: the registry's BM25 ranking of capabilities, folded to agents (an agent's
+ * best capability ranks it), scored 0 to 100 against the best match of the query, filtered,
+ * then paged by offset.
+ */
+export async function search(scope: Scope, req: SearchRequest): Promise<SearchResponse> {
+  const reply = await scope.client.search({ query: req.text, limit: SEARCH_WINDOW });
+  const best = new Map<string, number>();
+  for (const r of reply.results) best.set(r.agent_type, Math.max(best.get(r.agent_type) ?? 0, r.score));
+  const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const top = ranked[0]?.[1] ?? 0;
+  const score = (raw: number): number => (top > 0 ? Math.max(0, Math.min(100, Math.round((100 * raw) / top))) : 0);
+  const digest = queryDigest(req.text, req.filter);
+  const offset = decodePageToken(req.pageToken, digest);
+  const source = registryUrl(scope.links);
+  const toItem = (view: AgentView, raw: number): SearchResultItem => ({ ...catalogEntry(view, scope.links), score: score(raw), source });
+
+  let matched: Array<{ type: string; raw: number; view?: AgentView }>;
+  if (req.filter.size === 0) {
+    matched = ranked.map(([type, raw]) => ({ type, raw }));
+  } else {
+    // A filter needs every candidate's entry; the window bounds how many are fetched.
+    const views = await mapLimited(ranked, GET_CONCURRENCY, ([type]) => liveView(scope, type));
+    matched = [];
+    ranked.forEach(([type, raw], i) => {
+      const view = views[i];
+      if (view && matchesFilter(catalogEntry(view, scope.links), req.filter)) matched.push({ type, raw, view });
+    });
+  }
+  const page = matched.slice(offset, offset + req.pageSize);
+  const views = await mapLimited(page, GET_CONCURRENCY, (m) => (m.view ? Promise.resolve(m.view) : liveView(scope, m.type)));
+  const results: SearchResultItem[] = [];
+  page.forEach((m, i) => {
+    const view = views[i];
+    if (view) results.push(toItem(view, m.raw));
+  });
+  const end = offset + req.pageSize;
+  return end < matched.length ? { results, pageToken: encodePageToken(end, digest) } : { results };
+}
+
+/** `GET /agents`: the fleet in the registry's `list` order, its cursor as the page token. */
+export async function listAgents(scope: Scope, pageSize: number, pageToken: string | undefined): Promise<ListResponse> {
+  const reply = await scope.client.list({ status: [...LIVE_STATUSES], limit: pageSize, ...(pageToken ? { cursor: pageToken } : {}) });
+  const items = reply.agents.map((a) => catalogEntry(a, scope.links));
+  return reply.next_cursor ? { items, pageToken: reply.next_cursor } : { items };
+}
+
+/** One entry by its URN: 404 NOT_FOUND for a URN of another publisher or namespace, or an agent not in this view. */
+export async function entryByIdentifier(scope: Scope, urn: string): Promise<CatalogEntry> {
+  const parts = parseIdentifier(urn, scope.links.publisher);
+  const namespaceHere = parts && (parts.namespace === SHARED_NAMESPACE || parts.namespace === scope.tenant);
+  if (!parts || !namespaceHere) throw notFound(`no entry ${JSON.stringify(urn.slice(0, 300))} in this registry`);
+  const view = await liveView(scope, parts.agentType);
+  const entry = view && catalogEntry(view, scope.links);
+  if (!entry || entry.identifier !== urn) throw notFound(`no entry ${JSON.stringify(urn.slice(0, 300))} in this registry`);
+  return entry;
+}
+
+export type Manifest = {
+  specVersion: "1.0";
+  host: { displayName: string; identifier: string };
+  entries: CatalogEntry[];
+};
+
+/**
+ * `/.well-known/ai-catalog.json`: the registry itself first (so a crawler finds the search
+ * API), then the fleet up to `maxEntries` agents; past that the registry entry is the way in.
+ */
+export async function manifest(scope: Scope, displayName: string, maxEntries: number): Promise<Manifest> {
+  const { publisher } = scope.links;
+  const entries: CatalogEntry[] = [
+    {
+      identifier: `urn:air:${publisher}:registry:${scope.tenant ?? SHARED_NAMESPACE}`,
+      displayName,
+      type: REGISTRY_TYPE,
+      url: registryUrl(scope.links),
+      description: "ARD registry API of this fleet: POST search, GET agents (ard-spec v0.9)",
+      tags: ["registry", "search"],
+    },
+  ];
+  let cursor: string | undefined;
+  do {
+    const page = await listAgents(scope, Math.min(500, maxEntries - (entries.length - 1)), cursor);
+    entries.push(...page.items);
+    cursor = page.pageToken;
+  } while (cursor !== undefined && entries.length - 1 < maxEntries);
+  return { specVersion: "1.0", host: { displayName, identifier: publisher }, entries };
+}
+
+/** The A2A card an A2A entry's url names (the registry's `card` op: A2A v1.0). */
+export async function a2aCard(scope: Scope, agentType: string): Promise<object> {
+  return (await scope.client.card(agentType)).card;
+}
+
+/**
+ * The MCP server card an MCP-kind entry's url names, shaped as ard-spec's own example of one
+ * (section 4.4: name, description, tools as MCP `tools/list` lists them), plus the version.
+ */
+export async function mcpServerCard(scope: Scope, agentType: string): Promise<object> {
+  const view = await liveView(scope, agentType);
+  if (!view) throw notFound(`no agent ${agentType} in this registry`);
+  if (!isMcpKind(view.kind)) throw notFound(`${agentType} is not an MCP server; its card is ${A2A_CARD_TYPE} at agent-card.json`);
+  const { tools } = await scope.client.toolspec(agentType);
+  return { name: view.display_name ?? view.agent_type, description: view.description, version: view.version, tools };
+}

@@ -1,0 +1,239 @@
+/**
+ * The discovery front's HTTP server (docs/discovery.md): ARD's registry API and the
+ * ai-catalog.json manifest, answered by discovery-api.ts. Read-only (the one POST, /search,
+ * reads), every body bounded before it is parsed, every reply paged, and every path also
+ * under `/tenants/<tenant>/` for that tenant's view. Built apart from listen, as the ops server.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { RegistryClient } from "../client/registry-client.js";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { DiscoveryConfig } from "../config/discovery.js";
+import { parseRequestBody } from "../kit/request-body.js";
+import { redactUrl } from "../kit/log-redaction.js";
+import type { Logger } from "../kit/logger.js";
+import { TENANT_RE } from "../protocol/ids.js";
+import { ArdError, ArdErrorCode, invalidArgument, notFound } from "./ard-error.js";
+import { bearerRefusal } from "./bearer.js";
+import { a2aCard, entryByIdentifier, listAgents, manifest, mcpServerCard, search, type Scope } from "./discovery-api.js";
+import { mapRegistryFailure } from "./registry-failure.js";
+import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
+
+export type DiscoveryServerOptions = {
+  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries">;
+  nc: NatsConnection;
+  /** The registry's subject prefix and request timeout, as the CLI's common options give them. */
+  client: { prefix?: string; timeoutMs?: number };
+  /** The tenant whose view the paths outside /tenants/ answer; unset: the shared agents. */
+  defaultTenant?: string | undefined;
+  log: Logger;
+};
+
+export type DiscoveryServer = {
+  listen(): Promise<number>;
+  close(): Promise<void>;
+  /** The base URL links are built on (the public URL, else the bound address). */
+  readonly url: string;
+};
+
+const JSON_TYPE = "application/json; charset=utf-8";
+/** ard-spec section 7.4: GET /agents pages default to 20. */
+const LIST_DEFAULT_PAGE_SIZE = 20;
+/** The depth a search body needs is 4 (body, query, filter, values); 16 leaves room and no more. */
+const MAX_BODY_DEPTH = 16;
+/** How long a client may cache an entry, a card or the manifest before asking again (with If-None-Match). */
+const MAX_AGE_S = 30;
+
+const TENANT_PATH_RE = /^\/tenants\/([^/]+)(\/.*)$/;
+const AGENT_FILE_RE = /^\/agents\/([^/]+)\/(agent-card\.json|mcp-server-card\.json)$/;
+const ENTRY_RE = /^\/agents\/([^/]+)$/;
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "Content-Type": JSON_TYPE, "Content-Length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, e: ArdError, headers: Record<string, string> = {}): void {
+  sendJson(res, e.status, { errorCode: e.errorCode, message: e.message }, headers);
+}
+
+/** A cacheable document: a strong ETag over its bytes, and 304 when the client holds it already. */
+function sendCacheable(req: IncomingMessage, res: ServerResponse, body: unknown, shared: boolean): void {
+  const text = JSON.stringify(body);
+  const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`;
+  // With a token, a shared cache must not hand one client's answer to another.
+  const headers = { ETag: etag, "Cache-Control": `${shared ? "public" : "private"}, max-age=${MAX_AGE_S}` };
+  const held = req.headers["if-none-match"];
+  if (held !== undefined && held.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { "Content-Type": JSON_TYPE, "Content-Length": Buffer.byteLength(text), ...headers });
+  res.end(req.method === "HEAD" ? undefined : text);
+}
+
+/** The body's bytes, refused with 413 as soon as they pass the limit (the rest is not read). */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > maxBytes) {
+      reject(new ArdError(413, ArdErrorCode.PayloadTooLarge, `body is ${declared} bytes; the limit is ${maxBytes}`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.removeAllListeners("data");
+        req.pause();
+        reject(new ArdError(413, ArdErrorCode.PayloadTooLarge, `body is more than ${maxBytes} bytes; the limit is ${maxBytes}`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function methodNotAllowed(res: ServerResponse, method: string | undefined, path: string, allow: string): void {
+  sendError(res, new ArdError(405, ArdErrorCode.MethodNotAllowed, `${method ?? "?"} is not allowed on ${path}`), { Allow: allow });
+}
+
+export function createDiscoveryServer(options: DiscoveryServerOptions): DiscoveryServer {
+  const { config, nc, log } = options;
+  let server: Server | undefined;
+  let baseUrl = config.publicUrl?.replace(/\/+$/, "") ?? `http://${config.httpHost}:${config.httpPort}`;
+  const shared = config.token === undefined;
+
+  function scopeOf(tenant: string | null): Scope {
+    const client = new RegistryClient(nc, { ...options.client, ...(tenant === null ? {} : { tenant }) });
+    return { client, tenant, links: { publisher: config.publisher, baseUrl: tenant === null ? baseUrl : `${baseUrl}/tenants/${tenant}` } };
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://discovery.invalid");
+    const refusal = bearerRefusal(req.headers.authorization, config.token);
+    if (refusal) return sendError(res, new ArdError(401, ArdErrorCode.Unauthenticated, refusal.message), { "WWW-Authenticate": refusal.challenge });
+    let path = url.pathname;
+    let tenant: string | null = options.defaultTenant ?? null;
+    const tenantPath = TENANT_PATH_RE.exec(path);
+    if (tenantPath) {
+      if (!TENANT_RE.test(tenantPath[1]!)) throw invalidArgument(`tenant ${JSON.stringify(tenantPath[1]!.slice(0, 100))} is not a tenant name`);
+      tenant = tenantPath[1]!;
+      path = tenantPath[2]!;
+    }
+    const read = req.method === "GET" || req.method === "HEAD";
+    if (path === "/.well-known/ai-catalog.json") {
+      if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
+      return sendCacheable(req, res, await manifest(scopeOf(tenant), config.displayName, config.maxManifestEntries), shared);
+    }
+    if (path === "/search") {
+      if (req.method !== "POST") return methodNotAllowed(res, req.method, path, "POST");
+      const body = parseBody(await readBody(req, config.maxBodyBytes), config.maxBodyBytes);
+      return sendJson(res, 200, await search(scopeOf(tenant), parseSearchRequest(body)));
+    }
+    if (path === "/explore") {
+      // ard-spec section 7.3: a registry without Explore answers 501.
+      throw new ArdError(501, ArdErrorCode.NotImplemented, "POST /explore is not implemented by this registry");
+    }
+    if (path === "/agents") {
+      if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
+      for (const unsupported of ["filter", "orderBy"]) {
+        if (url.searchParams.has(unsupported)) throw invalidArgument(`${unsupported} is not supported on GET /agents (POST /search takes a filter)`);
+      }
+      const pageSizeText = url.searchParams.get("pageSize");
+      const pageSize = parsePageSize(pageSizeText === null ? undefined : /^\d{1,6}$/.test(pageSizeText) ? Number(pageSizeText) : NaN, LIST_DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+      return sendJson(res, 200, await listAgents(scopeOf(tenant), pageSize, parsePageToken(url.searchParams.get("pageToken") ?? undefined)));
+    }
+    const file = AGENT_FILE_RE.exec(path);
+    if (file) {
+      if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
+      const agentType = decodeSegment(file[1]!);
+      const scope = scopeOf(tenant);
+      return sendCacheable(req, res, file[2] === "agent-card.json" ? await a2aCard(scope, agentType) : await mcpServerCard(scope, agentType), shared);
+    }
+    const entry = ENTRY_RE.exec(path);
+    if (entry) {
+      if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
+      return sendCacheable(req, res, await entryByIdentifier(scopeOf(tenant), decodeSegment(entry[1]!)), shared);
+    }
+    throw notFound(`no route ${path.slice(0, 200)}`);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    route(req, res).catch((err: unknown) => {
+      const failure = err instanceof ArdError ? err : mapRegistryFailure(err);
+      if (failure.status >= 500) log.error({ err, path: redactUrl(req.url ?? "/") }, "discovery request failed");
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      // A body refused half-read leaves the rest on the socket: close it rather than parse it as the next request.
+      sendError(res, failure, failure.status === 413 ? { Connection: "close" } : {});
+    });
+  }
+
+  return {
+    get url() {
+      return baseUrl;
+    },
+    listen() {
+      if (server) return Promise.resolve(server.address() ? (server.address() as AddressInfo).port : 0);
+      const s = createServer(handle);
+      s.requestTimeout = 10_000;
+      s.headersTimeout = 5_000;
+      s.keepAliveTimeout = 5_000;
+      s.maxHeadersCount = 50;
+      s.on("clientError", (_err, socket) => {
+        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+        else socket.destroy();
+      });
+      server = s;
+      return new Promise<number>((resolve, reject) => {
+        s.once("error", (err) => {
+          server = undefined;
+          reject(err);
+        });
+        s.listen({ host: config.httpHost, port: config.httpPort }, () => {
+          s.removeAllListeners("error");
+          s.on("error", (err) => log.error({ err }, "discovery server error"));
+          const port = (s.address() as AddressInfo).port;
+          if (config.publicUrl === undefined) baseUrl = `http://${config.httpHost.includes(":") ? `[${config.httpHost}]` : config.httpHost}:${port}`;
+          resolve(port);
+        });
+      });
+    },
+    close() {
+      const s = server;
+      server = undefined;
+      if (!s) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeAllConnections();
+      });
+    },
+  };
+}
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidArgument("the path is not valid percent-encoding");
+  }
+}
+
+/** kit/request-body.ts's checks (UTF-8, JSON object, depth, forbidden keys) as ARD errors. */
+function parseBody(bytes: Uint8Array, maxBytes: number): Record<string, unknown> {
+  if (bytes.length === 0) throw invalidArgument("the body is empty; POST /search takes a JSON object with query.text");
+  try {
+    return parseRequestBody(bytes, { maxBytes, maxDepth: MAX_BODY_DEPTH });
+  } catch (e) {
+    throw invalidArgument((e as Error).message);
+  }
+}
