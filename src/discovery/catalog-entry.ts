@@ -55,10 +55,11 @@ const MIN_QUERIES = 2;
 const MAX_QUERIES = 5;
 
 /**
- * The capabilities' examples stand in for representative queries: they are the sentences an
- * agent's author wrote for what callers ask (an A2A card's skill examples land there too).
+ * The spec's own representative queries (v1.2); for a spec without them, the capabilities'
+ * examples stand in: they are the sentences an agent's author wrote for what callers ask.
  */
 function representativeQueries(agent: AgentView): string[] | undefined {
+  if (agent.representative_queries) return agent.representative_queries;
   const queries = new Set<string>();
   for (const capability of agent.capabilities) {
     for (const example of capability.examples) {

@@ -15,6 +15,9 @@ export type JsonSchema = Record<string, unknown> | boolean;
  */
 export const MAX_WEIGHT = 1000;
 
+/** v1.2: the longest of an AgentSpec's `representative_queries` (as many characters as `search` indexes of an example). */
+export const MAX_REPRESENTATIVE_QUERY_LENGTH = 512;
+
 export const SUPPORTED_PATTERNS = ["coordinator_managed", "swarm_peer", "blackboard", "market_bidding"] as const;
 export type SupportedPattern = (typeof SUPPORTED_PATTERNS)[number];
 
@@ -99,6 +102,11 @@ export type AgentSpec = {
   kind: AgentKind;
   /** A human-readable name (an A2A card's `name`). */
   display_name?: string | undefined;
+  /**
+   * v1.2: 2 to 5 sentences callers ask this agent (ARD's `representativeQueries`), each at
+   * most MAX_REPRESENTATIVE_QUERY_LENGTH characters; `search` indexes them with the description.
+   */
+  representative_queries?: string[] | undefined;
   /** The A2A agent card the spec was built from (a register body or a registry file entry), kept verbatim for export. */
   a2a_card?: Record<string, unknown> | undefined;
 };

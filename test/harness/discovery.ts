@@ -1,6 +1,6 @@
 /**
  * A real registry with a small fleet for the discovery front's tests: two shared A2A agents
- * (one with examples, standing for representative queries), a shared MCP server, and one
+ * (one with capability examples, one with representative_queries), a shared MCP server, and one
  * agent of the tenant `acme`; and fronts started in this process on port 0.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -38,7 +38,14 @@ export async function startDiscoveryFleet(): Promise<DiscoveryFleet> {
       capabilities: [capability("text.translate", "translates text between languages", ["language", "translation"], ["translate this email into French", "what is hello in Spanish"])],
     }),
   );
-  await register(client, spec("summarizer", { description: "summarizes documents", capabilities: [capability("text.summarize", "summarizes long documents and text", ["language"])] }));
+  await register(
+    client,
+    spec("summarizer", {
+      description: "summarizes documents",
+      representative_queries: ["give me the gist of the meeting notes", "shorten this report"],
+      capabilities: [capability("text.summarize", "summarizes long documents and text", ["language"])],
+    }),
+  );
   await register(
     client,
     spec("weather", { kind: "mcp_server", description: "weather data", nats_subject: "mcp.tools.weather", capabilities: [capability("weather.forecast", "gets the weather forecast for a city", ["weather"])] }),

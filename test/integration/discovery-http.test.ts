@@ -117,6 +117,11 @@ describe("POST /search", () => {
     await expectArdError(await search({ query: { text: "weather" }, pageToken: "not-a-token" }), 400, "INVALID_ARGUMENT");
   });
 
+  it("finds an agent by its representative queries (v1.2) and carries them in its entry", async () => {
+    const found = (await (await search({ query: { text: "gist of meeting notes" } })).json()) as { results: Array<{ identifier: string; representativeQueries?: string[] }> };
+    expect(found.results[0]).toMatchObject({ identifier: "urn:air:example.com:shared:summarizer", representativeQueries: ["give me the gist of the meeting notes", "shorten this report"] });
+  });
+
   it("searches a tenant's view under its path", async () => {
     const shared = (await (await search({ query: { text: "ledger invoices" } })).json()) as { results: unknown[] };
     expect(shared.results).toEqual([]);

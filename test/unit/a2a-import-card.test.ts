@@ -35,6 +35,7 @@ describe("mapping a card to a spec", () => {
       consumer_group: "invoices",
       kind: "agent",
       a2a_card: card,
+      representative_queries: ["What is the gross total of this invoice?", "List the items on page 2", "Which line has the highest amount?"],
       capabilities: [
         {
           name: "invoice.extract_totals",
@@ -305,5 +306,24 @@ describe("bounds", () => {
     const card = loadCard("v1_0-valid");
     card["skills"] = Array.from({ length: 40 }, (_, i) => ({ id: `bad id ${i}`, name: "n", description: "d", tags: [] }));
     expect(refusal(card)).toHaveLength(20);
+  });
+});
+
+describe("representative queries (v1.2)", () => {
+  const withExamples = (examples: unknown[]) => {
+    const card = loadCard("v0_3-valid");
+    card.skills = [{ ...card.skills[0], examples }];
+    return imported(card).spec;
+  };
+
+  it("are the skills' first 5 distinct examples that read as queries, not payloads", () => {
+    const spec = withExamples(["a", "b", "a", '{"stops": []}', "[1]", "c", "d", "e", "f"]);
+    expect(spec.representative_queries).toEqual(["a", "b", "c", "d", "e"]);
+    expect(() => agentSpecSchema.parse(spec)).not.toThrow();
+  });
+
+  it("are left out with fewer than 2 examples or only ones too long for the field", () => {
+    expect(withExamples(["only one"]).representative_queries).toBeUndefined();
+    expect(withExamples(["x".repeat(513), "fine"]).representative_queries).toBeUndefined();
   });
 });

@@ -180,3 +180,20 @@ describe("SearchIndex updates", () => {
     ]);
   });
 });
+
+describe("representative queries (v1.2)", () => {
+  it("rank an agent for the words its callers use, though no capability has them", () => {
+    const index = new SearchIndex();
+    const plain = makeSpec({ agent_type: "plain", description: "an agent", capabilities: [cap("doc.convert", { description: "converts files" })] });
+    const asked = makeSpec({
+      agent_type: "asked",
+      description: "an agent",
+      capabilities: [cap("doc.transform", { description: "converts files" })],
+      representative_queries: ["turn my spreadsheet into a pdf", "export the quarterly deck"],
+    });
+    index.update("plain", plain);
+    index.update("asked", asked);
+    expect(top(index, "spreadsheet pdf")).toBe("asked/doc.transform");
+    expect(index.query("spreadsheet pdf", 10, all).map((r) => r.agent_type)).toEqual(["asked"]);
+  });
+});

@@ -101,6 +101,7 @@ const spec: ShapeOf<AgentSpec> = {
   depends: optional(arrayOf(objectOf(dependency))),
   kind: oneOf(AGENT_KINDS),
   display_name: optional(string),
+  representative_queries: optional(strings),
   a2a_card: optional(anyObject),
 };
 

@@ -12,8 +12,9 @@ import { isReadOnly } from "./filters.js";
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
 
 /**
- * Term-frequency weight of each part of a document. The agent's description is shared by
- * all its capabilities, so it counts for less than what describes the capability itself.
+ * Term-frequency weight of each part of a document. The agent's description (and its
+ * representative queries) is shared by all its capabilities, so it counts for less than what
+ * describes the capability itself.
  */
 export const FIELD_WEIGHTS = { capability: 1, agentDescription: 0.5 } as const;
 
@@ -265,5 +266,11 @@ export class SearchIndex {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The agent description's terms, shared by every document of the spec. */
-export const agentTermsOf = (spec: AgentSpec): string[] => tokenize(spec.description.slice(0, MAX_INDEXED_CHARS.agentDescription));
+/**
+ * The terms that describe the agent as a whole, shared by every document of the spec: its
+ * description and its representative queries (v1.2; at most 5 of 512 characters, so bounded).
+ */
+export const agentTermsOf = (spec: AgentSpec): string[] => [
+  ...tokenize(spec.description.slice(0, MAX_INDEXED_CHARS.agentDescription)),
+  ...(spec.representative_queries ?? []).flatMap((q) => tokenize(q.slice(0, MAX_INDEXED_CHARS.example))),
+];

@@ -18,7 +18,7 @@ import {
   TENANT_RE,
   unsafeNameChar,
 } from "../../protocol/ids.js";
-import { AGENT_KINDS, DEPENDENCY_TYPES, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
+import { AGENT_KINDS, DEPENDENCY_TYPES, MAX_REPRESENTATIVE_QUERY_LENGTH, MAX_WEIGHT, SUPPORTED_PATTERNS } from "../../protocol/spec.js";
 import { jsonBoundProblem } from "./json-bounds.js";
 
 export { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SUPPORTED_PATTERNS, TENANT_RE };
@@ -158,6 +158,8 @@ export const agentSpecSchema = z.object({
   depends: z.array(dependencySchema).max(256).optional(),
   kind: z.enum(AGENT_KINDS).default("agent"),
   display_name: z.string().min(1).max(1024).optional(),
+  // v1.2: what callers ask this agent, in their words (ARD's representativeQueries); searched with the description.
+  representative_queries: z.array(z.string().min(1).max(MAX_REPRESENTATIVE_QUERY_LENGTH)).min(2).max(5).optional(),
   // The A2A card the spec was built from, kept verbatim for export (PROTOCOL.md section 10.1).
   a2a_card: z.record(z.string(), z.unknown()).optional(),
 });

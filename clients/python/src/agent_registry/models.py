@@ -228,6 +228,10 @@ class AgentSpec(_Spec):
     depends: list[Dependency] | None = Field(default=None, max_length=256)
     kind: AgentKind = "agent"
     display_name: Annotated[str, Field(min_length=1, max_length=1024)] | None = None
+    # v1.2: what callers ask this agent (ARD's representativeQueries), 2 to 5 of 1..512 characters.
+    representative_queries: (
+        Annotated[list[Annotated[str, Field(min_length=1, max_length=512)]], Field(min_length=2, max_length=5)] | None
+    ) = None
     a2a_card: dict[str, Any] | None = None
 
     @field_validator("weight", mode="before")

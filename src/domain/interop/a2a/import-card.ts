@@ -30,6 +30,8 @@
  *   tenant_scope   = options.tenant_scope (when given)
  *   depends        = the `urn:agentgateway:sbom` extension's entries (sbom-extension.ts)
  *   kind           = "agent"
+ *   representative_queries = the skills' examples (v1.2): the first 5 distinct ones of at most
+ *                    512 characters, when there are at least 2 (representative-queries.ts)
  *   a2a_card       = the card, verbatim (the same object)
  */
 import { describeIssues } from "../../spec/validation.js";
@@ -37,6 +39,7 @@ import { agentSpecSchema, capabilityName, isPlainObject, type AgentSpecInput } f
 import { invalidCard, type ErrorIssue, type RegistryError } from "../../errors.js";
 import { detectA2aVersion, type A2aVersion } from "./detect-version.js";
 import { checkCardLimits } from "./card-limits.js";
+import { queriesFromExamples } from "../../spec/representative-queries.js";
 import { checkCardSchema, SCHEMA_LABEL, type CardFinding } from "./card-check.js";
 import { cardAdvice } from "./card-advice.js";
 import { completeVersion } from "../../spec/version-completion.js";
@@ -124,6 +127,7 @@ export function importCard(card: unknown, options: ImportCardOptions): ImportedC
     a2a_card: card,
     ...(url === undefined ? {} : { url }),
     ...(depends.length > 0 ? { depends } : {}),
+    ...queriesFromExamples(capabilities.flatMap((c) => c.examples ?? [])),
     ...(options.tenant_scope === undefined ? {} : { tenant_scope: options.tenant_scope }),
   };
 
