@@ -147,6 +147,13 @@ export async function startMcpHttp(natsUrl: string, cpuProfDir?: string, extraAr
   return { pid: proc.pid, url: proc.found, stop: proc.stop };
 }
 
+/** `agent-registry discovery --http-port 0` from the compiled tree, once its log says where it listens. */
+export async function startDiscoveryHttp(natsUrl: string): Promise<McpProc> {
+  const args = ["bench/.build/dist/cli/main.js", "discovery", "--http-port", "0", "--nats", natsUrl, "--publisher", "bench.example"];
+  const proc = await startUntilFound("the discovery front", args, {}, (l) => /"url":"(http:[^"]+)"/.exec(l)?.[1]);
+  return { pid: proc.pid, url: proc.found, stop: proc.stop };
+}
+
 export type LoadProc = {
   readonly pid: number;
   call<T>(cmd: string, args?: Record<string, unknown>): Promise<T>;

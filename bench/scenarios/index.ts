@@ -3,6 +3,7 @@ import type { Scenario } from "../lib/scenario.js";
 import { auditScenario } from "./audit.js";
 import { clientsScenario } from "./clients.js";
 import { coldStartScenario } from "./cold-start.js";
+import { discoveryScenario } from "./discovery.js";
 import { fleetScenario } from "./fleet.js";
 import { fleet1mScenario } from "./fleet-1m.js";
 import { lookupScalingScenario } from "./lookup-scaling.js";
@@ -11,4 +12,4 @@ import { mcpScenario } from "./mcp.js";
 import { registrationScenario } from "./registration.js";
 import { registryV2Scenario } from "./registry-v2.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, clientsScenario, auditScenario, fleetScenario, fleet1mScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, discoveryScenario, clientsScenario, auditScenario, fleetScenario, fleet1mScenario];
