@@ -1,7 +1,7 @@
 /**
  * The errors of the discovery API as ARD names them (ard-spec v0.9, appendix B, and the
  * OpenAPI document's `Error`: `{errorCode, message}`), with their HTTP status. Codes the
- * appendix lacks (403, 405, 413, 501, 503) follow its upper-case style; docs/discovery.md lists them all.
+ * appendix lacks (403, 405, 413, 503) follow its upper-case style; docs/discovery.md lists them all.
  */
 export const ArdErrorCode = {
   InvalidArgument: "INVALID_ARGUMENT",
@@ -12,7 +12,6 @@ export const ArdErrorCode = {
   PayloadTooLarge: "PAYLOAD_TOO_LARGE",
   RateLimitExceeded: "RATE_LIMIT_EXCEEDED",
   Internal: "INTERNAL_ERROR",
-  NotImplemented: "NOT_IMPLEMENTED",
   Unavailable: "UNAVAILABLE",
 } as const;
 export type ArdErrorCode = (typeof ArdErrorCode)[keyof typeof ArdErrorCode];

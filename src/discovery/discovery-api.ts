@@ -57,6 +57,14 @@ async function liveView(scope: Scope, agentType: string): Promise<AgentView | un
   }
 }
 
+/** The views of every agent a text search matches (its best 100 capabilities' agents), in rank order, for Explore's facets. */
+export async function searchedEntries(scope: Scope, text: string): Promise<AgentView[]> {
+  const reply = await scope.client.search({ query: text, limit: SEARCH_WINDOW });
+  const types = [...new Set(reply.results.map((r) => r.agent_type))];
+  const views = await mapLimited(types, GET_CONCURRENCY, (type) => liveView(scope, type));
+  return views.filter((v): v is AgentView => v !== undefined);
+}
+
 /**
  * `POST /search`: the registry's BM25 ranking of capabilities, folded to agents (an agent's
  * best capability ranks it), scored 0 to 100 against the best match of the query, filtered,

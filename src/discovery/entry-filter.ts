@@ -50,7 +50,7 @@ export function parseFilter(raw: unknown): EntryFilter {
 }
 
 /** The value at a path as strings (a number or boolean as its text, null as "null"), none when absent. */
-function valuesAt(entry: CatalogEntry, path: string): string[] {
+export function valuesAt(entry: CatalogEntry, path: string): string[] {
   if (path === "publisher") return [entry.identifier.split(":")[2] ?? ""];
   let value: unknown = entry;
   for (const part of path.split(".")) {

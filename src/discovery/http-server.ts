@@ -1,7 +1,7 @@
 /**
  * The discovery front's HTTP server (docs/discovery.md): ARD's registry API and the
- * ai-catalog.json manifest, answered by discovery-api.ts. Read-only (the one POST, /search,
- * reads), every body bounded before it is parsed, every reply paged, and every path also
+ * ai-catalog.json manifest, answered by discovery-api.ts and explore.ts. Read-only (the POSTs,
+ * /search and /explore, read), every body bounded before it is parsed, every reply paged, and every path also
  * under `/tenants/<tenant>/` for that tenant's view. Built apart from listen, as the ops server.
  */
 import { createHash } from "node:crypto";
@@ -17,6 +17,7 @@ import { TENANT_RE } from "../protocol/ids.js";
 import { ArdError, ArdErrorCode, invalidArgument, notFound } from "./ard-error.js";
 import { bearerRefusal } from "./bearer.js";
 import { a2aCard, entryByIdentifier, listAgents, manifest, mcpServerCard, search, type Scope } from "./discovery-api.js";
+import { explore, parseExploreRequest } from "./explore.js";
 import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
 
@@ -134,12 +135,13 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
     }
     if (path === "/search") {
       if (req.method !== "POST") return methodNotAllowed(res, req.method, path, "POST");
-      const body = parseBody(await readBody(req, config.maxBodyBytes), config.maxBodyBytes);
+      const body = parseBody(await readBody(req, config.maxBodyBytes), config.maxBodyBytes, "POST /search takes a JSON object with query.text");
       return sendJson(res, 200, await search(scopeOf(tenant), parseSearchRequest(body)));
     }
     if (path === "/explore") {
-      // ard-spec section 7.3: a registry without Explore answers 501.
-      throw new ArdError(501, ArdErrorCode.NotImplemented, "POST /explore is not implemented by this registry");
+      if (req.method !== "POST") return methodNotAllowed(res, req.method, path, "POST");
+      const body = parseBody(await readBody(req, config.maxBodyBytes), config.maxBodyBytes, "POST /explore takes a JSON object with resultType.facets");
+      return sendJson(res, 200, await explore(scopeOf(tenant), parseExploreRequest(body)));
     }
     if (path === "/agents") {
       if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
@@ -229,8 +231,8 @@ function decodeSegment(raw: string): string {
 }
 
 /** kit/request-body.ts's checks (UTF-8, JSON object, depth, forbidden keys) as ARD errors. */
-function parseBody(bytes: Uint8Array, maxBytes: number): Record<string, unknown> {
-  if (bytes.length === 0) throw invalidArgument("the body is empty; POST /search takes a JSON object with query.text");
+function parseBody(bytes: Uint8Array, maxBytes: number, expected: string): Record<string, unknown> {
+  if (bytes.length === 0) throw invalidArgument(`the body is empty; ${expected}`);
   try {
     return parseRequestBody(bytes, { maxBytes, maxDepth: MAX_BODY_DEPTH });
   } catch (e) {

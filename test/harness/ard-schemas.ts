@@ -26,6 +26,8 @@ export const ardSchemas = {
   searchRequest: component("SearchRequest"),
   searchResponse: component("SearchResponse"),
   listResponse: component("ListResponse"),
+  exploreRequest: component("ExploreRequest"),
+  exploreResponse: component("ExploreResponse"),
   error: component("Error"),
 };
 

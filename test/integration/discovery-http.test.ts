@@ -140,8 +140,41 @@ describe("POST /search", () => {
     await expectArdError(await search({ query: { text: "x".repeat(2000) } }), 400, "INVALID_ARGUMENT");
     await expectArdError(await search({ query: { text: "x", filter: { tags: "y".repeat(70_000) } } }), 413, "PAYLOAD_TOO_LARGE");
     await expectArdError(await fetch(`${base}/search`), 405, "METHOD_NOT_ALLOWED");
-    await expectArdError(await search({ query: {} }, "/explore"), 501, "NOT_IMPLEMENTED");
     await expectArdError(await search({ query: { text: "x" } }, "/tenants/Not_A_Tenant/search"), 400, "INVALID_ARGUMENT");
+  });
+});
+
+describe("POST /explore", () => {
+  const explore = (body: unknown, path = "/explore") => post(`${base}${path}`, body);
+
+  it("counts the whole view's entries per facet without a query, valid against ExploreResponse", async () => {
+    const body = { resultType: { facets: [{ field: "type" }, { field: "publisher" }, { field: "tags", limit: 1 }] } };
+    expect(ardSchemas.exploreRequest(body), problems(ardSchemas.exploreRequest)).toBe(true);
+    const res = await explore(body);
+    expect(res.status).toBe(200);
+    const facets = (await res.json()) as Record<string, any>;
+    expect(ardSchemas.exploreResponse(facets), problems(ardSchemas.exploreResponse)).toBe(true);
+    expect(facets.facets.type.buckets).toEqual([
+      { value: "application/a2a-agent-card+json", count: 2 },
+      { value: "application/mcp-server-card+json", count: 1 },
+    ]);
+    expect(facets.facets.publisher.buckets).toEqual([{ value: "example.com", count: 3 }]);
+    // language (2 agents) first; translation and weather (1 each) beyond the limit of 1.
+    expect(facets.facets.tags).toEqual({ buckets: [{ value: "language", count: 2 }], otherCount: 2 });
+  });
+
+  it("narrows the matched set by text and filter, and by tenant path", async () => {
+    const narrowed = (await (await explore({ query: { text: "text documents", filter: { tags: "translation" } }, resultType: { facets: [{ field: "metadata.agent_type" }] } })).json()) as Record<string, any>;
+    expect(narrowed.facets["metadata.agent_type"].buckets).toEqual([{ value: "translator", count: 1 }]);
+    const acme = (await (await explore({ resultType: { facets: [{ field: "metadata.tenant", minCount: 1 }] } }, "/tenants/acme/explore")).json()) as Record<string, any>;
+    expect(acme.facets["metadata.tenant"].buckets).toEqual([{ value: "null", count: 3 }, { value: "acme", count: 1 }]);
+  });
+
+  it("refuses an unknown facet field, a missing resultType and a huge limit", async () => {
+    expect(await expectArdError(await explore({ resultType: { facets: [{ field: "trustManifest.identity" }] } }), 400, "INVALID_ARGUMENT")).toMatch(/field must be one of/);
+    await expectArdError(await explore({ query: { text: "x" } }), 400, "INVALID_ARGUMENT");
+    await expectArdError(await explore({ resultType: { facets: [{ field: "type", limit: 1_000_000 }] } }), 400, "INVALID_ARGUMENT");
+    await expectArdError(await fetch(`${base}/explore`), 405, "METHOD_NOT_ALLOWED");
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * The discovery front's pure parts (src/discovery): entries from agent views, ARD's filter
- * semantics, the search body's rules and limits, and page tokens bound to their query.
+ * semantics, the search body's rules and limits, page tokens bound to their query, and
+ * Explore's request and facet counts.
  */
 import { describe, expect, it } from "vitest";
 import { ArdError } from "../../src/discovery/ard-error.js";
 import { catalogEntry, entryIdentifier, parseIdentifier } from "../../src/discovery/catalog-entry.js";
 import { matchesFilter, parseFilter } from "../../src/discovery/entry-filter.js";
+import { countFacets, parseExploreRequest } from "../../src/discovery/explore.js";
 import { decodePageToken, encodePageToken, queryDigest } from "../../src/discovery/page-token.js";
 import { parseSearchRequest } from "../../src/discovery/search-request.js";
 import type { AgentView } from "../../src/protocol/messages.js";
@@ -128,5 +130,36 @@ describe("page tokens", () => {
     expect(invalid(() => decodePageToken(encodePageToken(10, digest), queryDigest("y", new Map())))).toMatch(/another query/);
     invalid(() => decodePageToken("%%%", digest));
     invalid(() => decodePageToken(Buffer.from(JSON.stringify({ o: -1, q: digest })).toString("base64url"), digest));
+  });
+});
+
+describe("explore", () => {
+  const entries = [
+    catalogEntry(view({ agent_type: "a" }), links),
+    catalogEntry(view({ agent_type: "b", kind: "mcp_server" }), links),
+    catalogEntry(view({ agent_type: "c", capabilities: [{ ...view().capabilities[1]!, tags: ["x"] }] }), links),
+  ];
+
+  it("counts each entry once per value, ranks buckets by count, and sums what is past the limit into otherCount", () => {
+    const facets = countFacets(entries, [
+      { field: "tags", limit: 1, minCount: 1 },
+      { field: "type", limit: 20, minCount: 2 },
+    ]);
+    // language 2, translation 2 (ties go by value), x 1: the last two are past the limit.
+    expect(facets.tags).toEqual({ buckets: [{ value: "language", count: 2 }], otherCount: 3 });
+    expect(facets.type).toEqual({ buckets: [{ value: "application/a2a-agent-card+json", count: 2 }] });
+  });
+
+  it("takes the spec's example request and refuses unknown fields and members", () => {
+    const body = { query: { text: "currency conversion", filter: { type: ["application/mcp-server-card+json"] } }, resultType: { facets: [{ field: "type" }, { field: "publisher", limit: 50 }] } };
+    expect(ardSchemas.exploreRequest(body), problems(ardSchemas.exploreRequest)).toBe(true);
+    expect(parseExploreRequest(body).facets).toEqual([
+      { field: "type", limit: 20, minCount: 1 },
+      { field: "publisher", limit: 50, minCount: 1 },
+    ]);
+    invalid(() => parseExploreRequest({ resultType: { facets: [{ field: "host.displayName" }] } }));
+    invalid(() => parseExploreRequest({ resultType: { facets: [{ field: "type" }, { field: "type" }] } }));
+    invalid(() => parseExploreRequest({ resultType: { facets: [{ field: "type", size: 3 }] } }));
+    invalid(() => parseExploreRequest({ resultType: { facets: [] } }));
   });
 });

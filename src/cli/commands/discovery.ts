@@ -1,6 +1,6 @@
 /**
  * `discovery`: the fleet over open HTTP discovery standards (docs/discovery.md): ARD's
- * registry API (POST /search, GET /agents, entries by URN) and /.well-known/ai-catalog.json,
+ * registry API (POST /search, POST /explore, GET /agents, entries by URN) and /.well-known/ai-catalog.json,
  * answered through the same NATS queries as any client. Logs are JSON lines on stderr.
  */
 import { ConfigError } from "../../config/load.js";
@@ -18,7 +18,7 @@ const options: Record<string, OptionSpec> = Object.fromEntries(
 
 export const discoveryCommand: Command = {
   name: "discovery",
-  summary: "serve the fleet to ARD and ai-catalog clients over HTTP: POST /search, GET /agents, /.well-known/ai-catalog.json (read-only)",
+  summary: "serve the fleet to ARD and ai-catalog clients over HTTP: POST /search, POST /explore, GET /agents, /.well-known/ai-catalog.json (read-only)",
   usage: "discovery [--http-port PORT] [--http-host HOST] [--public-url URL] [--publisher DOMAIN] [--http-token TOKEN]",
   examples: [
     "agent-registry discovery --publisher example.com --public-url https://agents.example.com",
