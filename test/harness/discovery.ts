@@ -13,6 +13,7 @@ import { configOf, spec, startRegistry, type TestRegistry } from "./registry.js"
 
 export type DiscoveryFleet = {
   nc: NatsConnection;
+  natsUrl: string;
   prefix: string;
   /** A front over this fleet with these settings (publisher example.com, port 0 unless given). */
   startFront(settings?: Record<string, unknown>): Promise<DiscoveryServer>;
@@ -56,6 +57,7 @@ export async function startDiscoveryFleet(): Promise<DiscoveryFleet> {
   );
   return {
     nc,
+    natsUrl: server.url,
     prefix,
     async startFront(settings = {}) {
       const config = loadDiscoveryConfig({}, {}, { httpPort: 0, publisher: "example.com", ...settings });
