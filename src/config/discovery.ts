@@ -5,7 +5,7 @@
  * options (src/cli/context.ts), as for the MCP front.
  */
 import { z } from "zod";
-import { int, logLevel, optionalString } from "./fields.js";
+import { int, list, logLevel, optionalString } from "./fields.js";
 import { loadSettings, type Env, type GivenFlag } from "./load.js";
 
 export const DISCOVERY_VARIABLES = [
@@ -15,6 +15,7 @@ export const DISCOVERY_VARIABLES = [
   { key: "publisher", env: "REGISTRY_DISCOVERY_PUBLISHER", flag: "publisher", default: "localhost", doc: "publisher domain of the URNs served (urn:air:<publisher>:<namespace>:<agent_type>)" },
   { key: "displayName", env: "REGISTRY_DISCOVERY_DISPLAY_NAME", flag: "display-name", default: "Agent Registry", doc: "the host's and the registry entry's displayName in the manifest" },
   { key: "token", env: "REGISTRY_DISCOVERY_TOKEN", flag: "http-token", default: undefined, doc: "bearer token every request must carry (never logged); unset: open" },
+  { key: "referrals", env: "REGISTRY_DISCOVERY_REFERRALS", flag: "referral", default: undefined, doc: "upstream registries a search with federation referrals names, comma-separated <urn>=<url> (the flag repeats)" },
   { key: "maxBodyBytes", env: "REGISTRY_DISCOVERY_MAX_BODY_BYTES", flag: "max-body-bytes", default: 65536, doc: "largest request body accepted (POST /search)" },
   { key: "maxManifestEntries", env: "REGISTRY_DISCOVERY_MAX_MANIFEST_ENTRIES", flag: "max-manifest-entries", default: 1000, doc: "agents the ai-catalog.json manifest lists at most; the rest are found through the registry entry's search and list" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "level of the JSON logs written to stderr" },
@@ -23,6 +24,29 @@ export const DISCOVERY_VARIABLES = [
 /** A publisher is a domain name: the URN pattern of ai-catalog.schema.json allows `[a-zA-Z0-9.-]+`. */
 const PUBLISHER_RE = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 
+/** ai-catalog.schema.json's identifier pattern, which a referral's identifier must match too. */
+const URN_RE = /^urn:air:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+$/;
+
+export type Referral = { identifier: string; url: string };
+
+/** `<urn>=<url>`: split at the first `=` (a URN has none), the URL an http(s) one. */
+const referral = z.string().transform((item, ctx): Referral => {
+  const at = item.indexOf("=");
+  const identifier = item.slice(0, at);
+  const url = item.slice(at + 1);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (at < 0 || !URN_RE.test(identifier) || !parsed || !/^https?:$/.test(parsed.protocol)) {
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(item)} is not <urn:air:...>=<http(s) URL>` });
+    return z.NEVER;
+  }
+  return { identifier, url };
+});
+
 export const discoveryConfigSchema = z.object({
   httpPort: int(0, 65535).default(8090),
   httpHost: z.string().min(1).default("127.0.0.1"),
@@ -30,6 +54,7 @@ export const discoveryConfigSchema = z.object({
   publisher: z.string().regex(PUBLISHER_RE, "a lower-case domain name").max(253).default("localhost"),
   displayName: z.string().min(1).max(200).default("Agent Registry"),
   token: optionalString,
+  referrals: list.pipe(z.array(referral).max(32)).optional(),
   maxBodyBytes: int(1024, 1_048_576).default(65536),
   maxManifestEntries: int(1, 100_000).default(1000),
   logLevel,

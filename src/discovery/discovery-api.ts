@@ -18,10 +18,13 @@ export type Scope = {
   /** The tenant whose view this is; null for the shared agents only. */
   tenant: string | null;
   links: EntryLinks;
+  /** The upstream registries a `referrals` search names (configured). */
+  referrals?: readonly { identifier: string; url: string }[];
 };
 
 export type SearchResultItem = CatalogEntry & { score: number; source: string };
-export type SearchResponse = { results: SearchResultItem[]; pageToken?: string };
+export type RegistryReferral = { identifier: string; displayName: string; type: typeof REGISTRY_TYPE; url: string };
+export type SearchResponse = { results: SearchResultItem[]; referrals?: RegistryReferral[]; pageToken?: string };
 export type ListResponse = { items: CatalogEntry[]; pageToken?: string };
 
 /** The `search` op's largest `limit`: the ranked set a search pages through is its best 100 capabilities. */
@@ -102,7 +105,12 @@ export async function search(scope: Scope, req: SearchRequest): Promise<SearchRe
     if (view) results.push(toItem(view, m.raw));
   });
   const end = offset + req.pageSize;
-  return end < matched.length ? { results, pageToken: encodePageToken(end, digest) } : { results };
+  const response: SearchResponse = { results };
+  if (req.federation === "referrals") {
+    response.referrals = (scope.referrals ?? []).map((r) => ({ identifier: r.identifier, displayName: r.identifier, type: REGISTRY_TYPE, url: r.url }));
+  }
+  if (end < matched.length) response.pageToken = encodePageToken(end, digest);
+  return response;
 }
 
 /** `GET /agents`: the fleet in the registry's `list` order, its cursor as the page token. */

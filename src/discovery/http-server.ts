@@ -22,7 +22,7 @@ import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
 
 export type DiscoveryServerOptions = {
-  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries">;
+  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries" | "referrals">;
   nc: NatsConnection;
   /** The registry's subject prefix and request timeout, as the CLI's common options give them. */
   client: { prefix?: string; timeoutMs?: number };
@@ -113,7 +113,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
 
   function scopeOf(tenant: string | null): Scope {
     const client = new RegistryClient(nc, { ...options.client, ...(tenant === null ? {} : { tenant }) });
-    return { client, tenant, links: { publisher: config.publisher, baseUrl: tenant === null ? baseUrl : `${baseUrl}/tenants/${tenant}` } };
+    return { client, tenant, links: { publisher: config.publisher, baseUrl: tenant === null ? baseUrl : `${baseUrl}/tenants/${tenant}` }, referrals: config.referrals ?? [] };
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

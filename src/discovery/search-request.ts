@@ -14,13 +14,16 @@ export const MAX_TEXT_LENGTH = 1024;
 const MAX_TOKEN_LENGTH = 512;
 
 /**
- * `auto` (the spec's default) merges upstream registries' results; this registry has none
- * configured, so `auto` is answered as `none`. `referrals` is refused until upstreams can be named.
+ * `auto` (the spec's default) asks for upstream registries' results merged in; this front does
+ * not query upstreams itself, so `auto` is answered as `none`. `referrals` adds the upstream
+ * registries configured (REGISTRY_DISCOVERY_REFERRALS) for the client to follow.
  */
-export const FEDERATION_MODES = ["auto", "none"] as const;
+export const FEDERATION_MODES = ["auto", "none", "referrals"] as const;
+export type Federation = (typeof FEDERATION_MODES)[number];
 
 export type SearchRequest = {
   text: string;
+  federation: Federation;
   filter: EntryFilter;
   pageSize: number;
   pageToken: string | undefined;
@@ -56,10 +59,11 @@ export function parseSearchRequest(body: Record<string, unknown>): SearchRequest
   if (q.text.length > MAX_TEXT_LENGTH) throw invalidArgument(`query.text is ${q.text.length} characters; at most ${MAX_TEXT_LENGTH}`);
   const federation = body.federation ?? "auto";
   if (!(FEDERATION_MODES as readonly unknown[]).includes(federation)) {
-    throw invalidArgument(`federation ${JSON.stringify(federation)} is not supported; supported: ${FEDERATION_MODES.join(", ")} (no upstream registries are configured)`);
+    throw invalidArgument(`federation ${JSON.stringify(federation)} is not one of ${FEDERATION_MODES.join(", ")}`);
   }
   return {
     text: q.text,
+    federation: federation as Federation,
     filter: parseFilter(q.filter),
     pageSize: parsePageSize(body.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
     pageToken: parsePageToken(body.pageToken),

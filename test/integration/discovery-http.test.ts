@@ -117,6 +117,17 @@ describe("POST /search", () => {
     await expectArdError(await search({ query: { text: "weather" }, pageToken: "not-a-token" }), 400, "INVALID_ARGUMENT");
   });
 
+  it("names the configured upstream registries with federation referrals, and none otherwise", async () => {
+    const withUpstream = await fleet.startFront({ referrals: "urn:air:example.org:registry:public=https://finder.example.org/" });
+    const body = { query: { text: "translate text" }, federation: "referrals" };
+    const referred = (await (await post(`${withUpstream.url}/search`, body)).json()) as Record<string, any>;
+    expect(ardSchemas.searchResponse(referred), problems(ardSchemas.searchResponse)).toBe(true);
+    expect(referred.referrals).toEqual([{ identifier: "urn:air:example.org:registry:public", displayName: "urn:air:example.org:registry:public", type: "application/ai-registry+json", url: "https://finder.example.org/" }]);
+    expect(referred.results[0].identifier).toBe("urn:air:example.com:shared:translator");
+    expect(((await (await search(body)).json()) as Record<string, any>).referrals).toEqual([]);
+    expect(((await (await search({ query: { text: "translate text" }, federation: "none" })).json()) as Record<string, any>).referrals).toBeUndefined();
+  });
+
   it("finds an agent by its representative queries (v1.2) and carries them in its entry", async () => {
     const found = (await (await search({ query: { text: "gist of meeting notes" } })).json()) as { results: Array<{ identifier: string; representativeQueries?: string[] }> };
     expect(found.results[0]).toMatchObject({ identifier: "urn:air:example.com:shared:summarizer", representativeQueries: ["give me the gist of the meeting notes", "shorten this report"] });
@@ -135,7 +146,7 @@ describe("POST /search", () => {
     expect(await expectArdError(await search({ query: { text: "x" }, pageSize: 1_000_000 }), 400, "INVALID_ARGUMENT")).toMatch(/pageSize/);
     expect(await expectArdError(await search({ query: { text: "x" }, pageSize: 0 }), 400, "INVALID_ARGUMENT")).toMatch(/pageSize/);
     expect(await expectArdError(await search({ query: { filter: {} } }), 400, "INVALID_ARGUMENT")).toMatch(/query.text/);
-    expect(await expectArdError(await search({ query: { text: "x" }, federation: "referrals" }), 400, "INVALID_ARGUMENT")).toMatch(/federation/);
+    expect(await expectArdError(await search({ query: { text: "x" }, federation: "sideways" }), 400, "INVALID_ARGUMENT")).toMatch(/federation/);
     expect(await expectArdError(await search({ query: { text: "x" }, extra: 1 }), 400, "INVALID_ARGUMENT")).toMatch(/extra/);
     await expectArdError(await search({ query: { text: "x".repeat(2000) } }), 400, "INVALID_ARGUMENT");
     await expectArdError(await search({ query: { text: "x", filter: { tags: "y".repeat(70_000) } } }), 413, "PAYLOAD_TOO_LARGE");

@@ -4,6 +4,7 @@
  * Explore's request and facet counts.
  */
 import { describe, expect, it } from "vitest";
+import { loadDiscoveryConfig } from "../../src/config/discovery.js";
 import { ArdError } from "../../src/discovery/ard-error.js";
 import { catalogEntry, entryIdentifier, parseIdentifier } from "../../src/discovery/catalog-entry.js";
 import { matchesFilter, parseFilter } from "../../src/discovery/entry-filter.js";
@@ -161,5 +162,18 @@ describe("explore", () => {
     invalid(() => parseExploreRequest({ resultType: { facets: [{ field: "type" }, { field: "type" }] } }));
     invalid(() => parseExploreRequest({ resultType: { facets: [{ field: "type", size: 3 }] } }));
     invalid(() => parseExploreRequest({ resultType: { facets: [] } }));
+  });
+});
+
+describe("the referrals setting", () => {
+  it("takes <urn>=<url> items and refuses anything else, naming the variable", () => {
+    const config = loadDiscoveryConfig({}, { REGISTRY_DISCOVERY_REFERRALS: "urn:air:a.org:registry:x=https://a.org/api/, urn:air:b.org:registry:y=http://b.org/" });
+    expect(config.referrals).toEqual([
+      { identifier: "urn:air:a.org:registry:x", url: "https://a.org/api/" },
+      { identifier: "urn:air:b.org:registry:y", url: "http://b.org/" },
+    ]);
+    for (const bad of ["https://a.org/", "urn:air:a.org:registry:x=ftp://a.org/", "not-a-urn=https://a.org/", "urn:air:a.org:registry:x="]) {
+      expect(() => loadDiscoveryConfig({}, { REGISTRY_DISCOVERY_REFERRALS: bad }), bad).toThrow(/REGISTRY_DISCOVERY_REFERRALS \/ --referral/);
+    }
   });
 });

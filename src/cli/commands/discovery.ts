@@ -13,7 +13,10 @@ const flagDoc = (flag: (typeof DISCOVERY_VARIABLES)[number]["flag"]): string => 
 };
 
 const options: Record<string, OptionSpec> = Object.fromEntries(
-  DISCOVERY_VARIABLES.map((v) => [v.flag, { type: "string", value: v.flag === "http-token" ? "TOKEN" : "VALUE", description: flagDoc(v.flag) } satisfies OptionSpec]),
+  DISCOVERY_VARIABLES.map((v) => [
+    v.flag,
+    { type: "string", ...(v.flag === "referral" ? { multiple: true } : {}), value: v.flag === "http-token" ? "TOKEN" : v.flag === "referral" ? "URN=URL" : "VALUE", description: flagDoc(v.flag) } satisfies OptionSpec,
+  ]),
 );
 
 export const discoveryCommand: Command = {
