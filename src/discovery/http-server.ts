@@ -22,7 +22,7 @@ import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
 
 export type DiscoveryServerOptions = {
-  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries" | "referrals">;
+  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries" | "referrals" | "maxInFlight">;
   nc: NatsConnection;
   /** The registry's subject prefix and request timeout, as the CLI's common options give them. */
   client: { prefix?: string; timeoutMs?: number };
@@ -167,7 +167,16 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
     throw notFound(`no route ${path.slice(0, 200)}`);
   }
 
+  let inFlight = 0;
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    // Each request may fan out to many registry queries: past the bound, refuse rather than queue.
+    if (inFlight >= config.maxInFlight) {
+      sendError(res, new ArdError(429, ArdErrorCode.RateLimitExceeded, `${config.maxInFlight} requests are being answered; try again`), { "Retry-After": "1", Connection: "close" });
+      return;
+    }
+    inFlight++;
+    res.once("close", () => inFlight--);
     route(req, res).catch((err: unknown) => {
       const failure = err instanceof ArdError ? err : mapRegistryFailure(err);
       if (failure.status >= 500) log.error({ err, path: redactUrl(req.url ?? "/") }, "discovery request failed");

@@ -4,11 +4,13 @@
  * client (fetch) follows the manifest to the search API and on to valid A2A cards, and bad
  * input gets ARD's error body with the right status.
  */
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiscoveryServer } from "../../src/discovery/http-server.js";
 import { checkCardSchema } from "../../src/domain/interop/a2a/card-check.js";
 import { ardSchemas, problems } from "../harness/ard-schemas.js";
 import { startDiscoveryFleet, type DiscoveryFleet } from "../harness/discovery.js";
+import { waitFor } from "../harness/wait.js";
 
 let fleet: DiscoveryFleet;
 let open: DiscoveryServer;
@@ -242,5 +244,31 @@ describe("the bearer token", () => {
     expect(ok.status).toBe(200);
     const entry = await fetch(`${guardedBase}/agents/${encodeURIComponent("urn:air:example.com:shared:translator")}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(entry.headers.get("cache-control")).toBe("private, max-age=30");
+  });
+});
+
+describe("requests in flight", () => {
+  it("refuses one more than the bound with 429 while a request is still being read", async () => {
+    const narrow = await fleet.startFront({ maxInFlight: 1 });
+    const { port } = new URL(narrow.url);
+    // A search whose body is still coming holds the one place.
+    const socket = connect(Number(port), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write("POST /search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+    try {
+      let refused: Response | undefined;
+      await waitFor(async () => {
+        const res = await fetch(`${narrow.url}/agents`);
+        if (res.status === 429) refused = res;
+        else await res.body?.cancel();
+        return refused !== undefined;
+      }, { timeoutMs: 5_000, message: "the second request to be refused" });
+      expect(refused!.headers.get("retry-after")).toBe("1");
+      await expectArdError(refused!, 429, "RATE_LIMIT_EXCEEDED");
+    } finally {
+      socket.destroy();
+    }
+    // The place is given back once that request's connection is gone.
+    await waitFor(async () => (await fetch(`${narrow.url}/agents`)).status === 200, { timeoutMs: 5_000, message: "the place to be given back" });
   });
 });
