@@ -82,7 +82,8 @@ export async function explore(scope: Scope, req: ExploreRequest): Promise<Explor
     entries = [];
     let cursor: string | undefined;
     do {
-      const page = await listAgents(scope, 100, cursor);
+      // Large pages: fewer round trips for the same bounded walk (the registry sizes them to its replies).
+      const page = await listAgents(scope, 500, cursor);
       entries.push(...page.items);
       cursor = page.pageToken;
     } while (cursor !== undefined && entries.length < EXPLORE_MAX_ENTRIES);
