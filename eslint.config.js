@@ -58,14 +58,14 @@ export default tseslint.config(
   {
     // The fronts: each has its own entry point and talks to the registry as a client does.
     // The serve command is the one that starts the service itself (main.ts).
-    files: ["src/mcp/**/*.ts", "src/audit/**/*.ts", "src/cli/**/*.ts", "src/ui/server/**/*.ts"],
+    files: ["src/mcp/**/*.ts", "src/audit/**/*.ts", "src/cli/**/*.ts", "src/ui/server/**/*.ts", "src/discovery/**/*.ts"],
     ignores: ["src/cli/serve.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
           {
             group: ["**/service/**", "**/adapters/**", "**/start/**", "**/main.js"],
-            message: "A front (mcp/, audit/, cli/, ui/) builds on src/protocol, src/client, src/domain's pure rules, src/kit and src/config, never on the service's internals or its composition root.",
+            message: "A front (mcp/, audit/, cli/, ui/, discovery/) builds on src/protocol, src/client, src/domain's pure rules, src/kit and src/config, never on the service's internals or its composition root.",
           },
         ],
       }],

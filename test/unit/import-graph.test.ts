@@ -80,7 +80,7 @@ describe("import graph", () => {
 
   it("the fronts reach no service, adapter or composition-root module", () => {
     // `agent-registry serve` is the CLI's one door into the service: main.ts, loaded only for it.
-    const entries = ["src/mcp/run.ts", "src/audit/run.ts", "src/ui/server/ui-server.ts", "src/cli/main.ts"];
+    const entries = ["src/mcp/run.ts", "src/audit/run.ts", "src/ui/server/ui-server.ts", "src/discovery/http-server.ts", "src/cli/main.ts"];
     const { files } = reachSkipping(new Set(["src/cli/serve.ts"]), ...entries);
     for (const entry of entries) expect(files.has(entry), entry).toBe(true);
     expect([...files].filter((f) => /^src\/(service|adapters|start)\//.test(f) || f === "src/main.ts")).toEqual([]);
