@@ -9,7 +9,7 @@ export { CONFIG_VARIABLES, ConfigError, loadConfig, redactedConfig } from "./con
 export { ErrorCode, ERROR_CATALOGUE, RegistryError } from "./domain/errors.js";
 export { packageVersion } from "./version.js";
 
-export type { AgentRegistry, RegistryDeps } from "./main.js";
+export type { AgentRegistry, RegistryDeps, ViewReader } from "./main.js";
 export type { Config, ConfigInput } from "./config/service.js";
 export type { HealthCheck, HealthReport } from "./kit/ops-server.js";
 export type { RegistryMetrics } from "./adapters/http/metrics.js";

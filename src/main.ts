@@ -25,13 +25,20 @@ import { serveUi } from "./start/ui.js";
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];
 
+/**
+ * What an embedder may read of the view: the queries, not the methods that apply store entries.
+ * The view follows the store; one written from outside would answer what the store never said.
+ */
+export type ViewReader = Pick<RegistryView, "get" | "all" | "instance" | "providersOf" | "consumersOf" | "capabilityNames" | "tombstones" | "revision">;
+
 export type RegistryDeps = { config: Config; logger?: Logger; clock?: Clock; metricsRegistry?: MetricsRegistry };
 
 export type AgentRegistry = {
   readonly state: RegistryState;
   /** Resolves when the service has stopped (by stop() or a fatal error). */
   readonly stopped: Promise<void>;
-  readonly view: RegistryView;
+  /** The registry's view, to read: the store alone changes it (see ViewReader). */
+  readonly view: ViewReader;
   readonly metrics: RegistryMetrics;
   /** The bound ops HTTP port once started. */
   readonly httpPort: number | undefined;
