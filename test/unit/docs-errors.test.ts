@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ERROR_CATALOGUE, ErrorCode, RegistryError } from "../../src/domain/errors.js";
+import { TRUST_REASONS } from "../../src/domain/trust/trust-refusal.js";
 
 const page = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
 
@@ -44,5 +45,11 @@ describe("docs/errors.md", () => {
     expect(page).toContain("Nats-Service-Error-Code");
     expect(page).toContain("Nats-Service-Error");
     expect(page).toContain('{"error":{"code":"<code>","message":"...","issues":');
+  });
+
+  it("lists every signature refusal reason once, and no other (v1.2)", () => {
+    const section = page.slice(page.indexOf("## Signature refusals"));
+    const reasons = section.split("\n").flatMap((line) => /^\|\s*`([a-z_]+)`\s*\|/.exec(line)?.[1] ?? []);
+    expect([...reasons].sort()).toEqual([...TRUST_REASONS].sort());
   });
 });

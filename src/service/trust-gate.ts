@@ -1,0 +1,52 @@
+/**
+ * The trust step of registration (docs/trust.md): what a register body presents is bounded
+ * before anything costly runs, then, once the spec is validated and its tenant known, judged
+ * by the tenant's mode. `off` (the default, and every tenant without trust roots) ignores
+ * signatures entirely, as v1.1 did; `verify-if-present` refuses an invalid signature and lets
+ * an unsigned spec through unverified; `require` refuses an unsigned one too. A refusal is an
+ * `invalid_request` naming the reason (trust-refusal.ts), thrown before anything is written.
+ */
+import type { AgentSpec } from "../domain/spec/spec.js";
+import { presentedSignatures, type SignedDocument } from "../domain/trust/presented-signatures.js";
+import { TrustMode } from "../domain/trust/trust-document.js";
+import { trustRefusal } from "../domain/trust/trust-refusal.js";
+import type { TrustRoots } from "../domain/trust/trust-roots.js";
+import { verifySignatures, type Attestation } from "../domain/trust/verify-signatures.js";
+
+/** Fields beside a card that decide where its requests go or who owns it, and that its signature does not cover. */
+const UNSIGNED_CARD_FIELDS = ["nats_subject", "consumer_group", "owner_team"] as const;
+
+/** What the gate saw of a body before validation: null when trust is off everywhere. */
+export type Presented = { readonly document: SignedDocument | null } | null;
+
+export class TrustGate {
+  constructor(private readonly roots: TrustRoots) {}
+
+  /** Cheap bounds on the body's signatures, run before the spec is imported or validated. */
+  presented(body: Readonly<Record<string, unknown>>): Presented {
+    if (!this.roots.enabled) return null;
+    return { document: presentedSignatures(body) };
+  }
+
+  /**
+   * The attestation to store with the spec, or undefined for an unverified one. `body` is the
+   * body as sent (before its tenant was bound into it): the signature covers what the signer sent.
+   */
+  async judge(presented: Presented, body: Readonly<Record<string, unknown>>, spec: AgentSpec, now: number): Promise<Attestation | undefined> {
+    if (presented === null) return undefined;
+    const trust = this.roots.forTenant(spec.tenant_scope ?? null);
+    if (trust === undefined) return undefined;
+    const doc = presented.document;
+    if (doc === null || doc.signatures.length === 0) {
+      if (trust.mode !== TrustMode.Require) return undefined;
+      const path = doc === null ? "signature" : doc.source === "spec" ? "signature" : "a2a_card.signatures";
+      const what = doc === null ? "only a spec or an A2A card can be signed in this version" : "the registration carries no signature";
+      throw trustRefusal("signature_required", path, `${what}, and ${spec.tenant_scope === null ? "shared agents" : `tenant ${spec.tenant_scope}`} requires one`);
+    }
+    if (doc.source === "a2a_card") {
+      const unsigned = UNSIGNED_CARD_FIELDS.find((f) => body[f] !== undefined);
+      if (unsigned !== undefined) throw trustRefusal("unsigned_fields", unsigned, "the card's signatures do not cover it: put it in the card or leave it to its default");
+    }
+    return verifySignatures(doc, trust, spec.agent_type, now);
+  }
+}
