@@ -111,6 +111,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   /** The start, as a list of steps; each later one takes what the earlier ones opened. */
   async function runSteps(): Promise<void> {
     const registryFile = await steps.readRegistryFile(ctx);
+    const trustRoots = await steps.readTrustRoots(ctx);
     const schemas = steps.startSchemaChecks(ctx);
     const payloads = steps.startPayloadChecks(ctx);
     await steps.listenOps(ctx);
@@ -118,7 +119,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     const stores = await steps.openStores(ctx, nats);
     const leaseStore = await steps.openLeaseStore(ctx, nats);
     const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads);
+    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trustRoots);
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);

@@ -20,6 +20,8 @@ const cursor = z.string().max(512).nullable().optional();
 const kind = z.enum(AGENT_KINDS).optional();
 /** Capabilities whose annotations.readOnlyHint is true only; false or absent: no filter. */
 const readOnly = z.boolean().optional();
+/** v1.2: providers whose stored spec was verified against its tenant's trust roots only (docs/trust.md). */
+const verifiedOnly = z.boolean().optional();
 
 /**
  * A register body. Its spec comes in one of three forms (spec, a2a_card, mcp_toolspec) with the
@@ -48,6 +50,8 @@ export const registerMessage = z.object({
   metadata: z.record(z.string().max(256), z.string().max(4096)).optional(),
   // Overwrite a different spec stored under the same version (PROTOCOL.md section 9).
   replace: z.boolean().optional(),
+  // v1.2: a detached JWS over the JCS form of `spec` (docs/trust.md); bounded by the trust gate.
+  signature: z.unknown().optional(),
 });
 export type RegisterMessage = z.infer<typeof registerMessage>;
 
@@ -66,6 +70,7 @@ export const lookupQuery = z.object({
   version: z.string().max(256).optional(),
   kind,
   read_only: readOnly,
+  verified_only: verifiedOnly,
   limit: pageLimit,
   cursor,
   min_revision: minRevision,
@@ -98,6 +103,7 @@ export const routeQuery = z.object({
   skill: capabilityName.optional(),
   tags: z.array(z.string().min(1).max(256)).max(64).optional(),
   preferred_runtime: z.string().min(1).max(128).optional(),
+  verified_only: verifiedOnly,
   min_revision: minRevision,
 });
 

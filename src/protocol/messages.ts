@@ -127,7 +127,12 @@ export type AgentView = Omit<AgentSpec, "capabilities"> & {
   instance_count: number;
   instances: InstanceView[];
   instances_next_cursor: string | null;
+  /** v1.2: how the stored spec was verified (docs/trust.md). */
+  trust: TrustView;
 };
+
+/** v1.2: a stored spec's verification; `verified: false` for one stored without (trust off, or unsigned under verify-if-present). */
+export type TrustView = { verified: false } | { verified: true; kid: string; publisher: string; verified_at: string };
 
 // ---- queries ----
 
@@ -146,7 +151,7 @@ export const MAX_PAGE_LIMIT = 10_000;
 export type EntryFilters = { kind?: AgentKind };
 export type ToolFilters = EntryFilters & { read_only?: boolean };
 
-export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string } & ToolFilters & PageRequest;
+export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string; verified_only?: boolean } & ToolFilters & PageRequest;
 export type Provider = {
   agent_type: string;
   kind: AgentKind;
@@ -162,6 +167,8 @@ export type Provider = {
   status: AgentStatus;
   ready_instances: number;
   tenant_scope: string | null;
+  /** v1.2: whether the stored spec was verified against its tenant's trust roots. */
+  verified?: boolean;
 };
 export type LookupReply = { capability: string; providers: Provider[]; next_cursor: string | null; revision: number };
 
@@ -191,7 +198,7 @@ export type CapabilityEntry = {
 };
 export type CapabilitiesReply = { capabilities: CapabilityEntry[]; next_cursor: string | null; revision: number };
 
-export type RouteRequest = { skill?: string; tags?: string[]; preferred_runtime?: string };
+export type RouteRequest = { skill?: string; tags?: string[]; preferred_runtime?: string; verified_only?: boolean };
 export type RouteReply = {
   agent_type: string;
   nats_subject: string;

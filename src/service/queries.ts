@@ -234,7 +234,8 @@ export class QueryService {
       checkVersionRange(q);
       const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
       const readOnly = q.read_only === true;
-      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, readOnly, q.limit ?? null, offset]);
+      const verifiedOnly = q.verified_only === true;
+      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, readOnly, verifiedOnly, q.limit ?? null, offset]);
       if (data !== undefined && data.length <= MAX_ALIASED_REQUEST_BYTES && body["min_revision"] === undefined) this.rememberAlias(aliasOf(data, tenant), key);
       const cached = this.lookupCache.get(key);
       if (cached !== undefined) return cached;
@@ -243,6 +244,7 @@ export class QueryService {
       for (const type of this.view.providersOf(q.capability)) {
         const agent = this.view.get(type);
         if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind)) continue;
+        if (verifiedOnly && agent.trust === undefined) continue;
         if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
         const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
         if (cap && (!readOnly || isReadOnly(cap))) matches.push({ agent, cap });

@@ -43,6 +43,7 @@ import { asCardError, specOfRegisterBody } from "../domain/interop/register-body
 import { resolveForWrite } from "./schema-refs.js";
 import { WorkSlices } from "./work-slices.js";
 import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
+import type { TrustGate } from "./trust-gate.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/model/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -118,6 +119,8 @@ export type RegistrarDeps = {
   viewAt?: (revision: number) => Promise<boolean>;
   /** Where a deliberate overwrite of a version's spec is reported (PROTOCOL.md section 9). */
   log?: Logger;
+  /** Verifies signed specs and cards against the tenants' trust roots (trust-gate.ts); absent: trust off. */
+  trust?: TrustGate;
 };
 
 export type { RegisterReply };
@@ -186,6 +189,8 @@ export class Registrar {
 
   async register(agentType: string, body: RegisterMessage, opts: RegisterOptions = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
+    // Signatures are bounded before the spec costs anything; the registry file's are not checked (the operator's own).
+    const presented = opts.static === true ? null : (this.deps.trust?.presented(body) ?? null);
     // The subject's tenant goes into the body before anything reads or remembers it.
     const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "allow");
     // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.
@@ -195,6 +200,8 @@ export class Registrar {
       // bindRegisterBody filled or checked it; a spec of another tenant here is a bug, never stored.
       throw new RegistryError(ErrorCode.Internal, `the spec of ${agentType} came out with tenant_scope ${String(spec.tenant_scope)} on tenant ${opts.tenant}'s subject`);
     }
+    // Judged on the body as signed, once the spec's tenant is known; a refusal stores nothing.
+    const trust = await this.deps.trust?.judge(presented, body, spec, this.deps.clock.now());
     const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
@@ -255,7 +262,7 @@ export class Registrar {
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(trust ? { trust } : {}) },
         current,
         { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),

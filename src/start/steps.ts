@@ -46,6 +46,9 @@ import type { StoreWriter } from "../domain/ports.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
+import { TrustGate } from "../service/trust-gate.js";
+import { TrustRoots } from "../domain/trust/trust-roots.js";
+import { loadTrustFile } from "../adapters/file/trust-file.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -289,7 +292,16 @@ export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores):
 }
 
 /** Builds the use cases and wires them to each other; nothing starts yet. */
-export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: Stores, leaseStore: StoreWriter, publisher: EventPublisher, checker: SchemaChecks, payloads: PayloadChecks): UseCases {
+export function buildUseCases(
+  ctx: StartContext,
+  nats: Nats,
+  { store, events }: Stores,
+  leaseStore: StoreWriter,
+  publisher: EventPublisher,
+  checker: SchemaChecks,
+  payloads: PayloadChecks,
+  trustRoots: TrustRoots = TrustRoots.none,
+): UseCases {
   const { config, clock, metrics, view, root } = ctx;
   const evictor = new Evictor({
     store,
@@ -404,6 +416,7 @@ export function buildUseCases(ctx: StartContext, nats: Nats, { store, events }: 
     viewAt: async (revision) => (await feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
     log: root.child({ component: "registrar" }),
+    trust: new TrustGate(trustRoots),
   });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
   const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
@@ -485,6 +498,18 @@ export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar
     ctx.status.endpointsUp = false;
     if (!closing) ctx.fatal("the API endpoints stopped", err ?? undefined);
   });
+}
+
+/**
+ * Reads the trust roots (REGISTRY_TRUST_FILE) before anything listens: a broken file stops the
+ * start. No file: every tenant's mode is off.
+ */
+export async function readTrustRoots(ctx: StartContext): Promise<TrustRoots> {
+  const path = ctx.config.trustFile;
+  if (!path) return TrustRoots.none;
+  const roots = await loadTrustFile(path);
+  ctx.log.info({ trust_file: path, enabled: roots.enabled }, "trust roots loaded");
+  return roots;
 }
 
 /** The registry file as read and checked at start, before anything listens; null without one. */

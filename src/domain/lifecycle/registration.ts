@@ -8,6 +8,7 @@ import { conflict, unknownInstance } from "../errors.js";
 import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus } from "../model/model.js";
 import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../model/records.js";
 import type { AgentSpec } from "../spec/spec.js";
+import type { Attestation } from "../trust/verify-signatures.js";
 import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
 import type { StoredClaim } from "../model/subject-claims.js";
 import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
@@ -33,6 +34,8 @@ export type RegisterCommand = {
    * operator's source of truth and may change a card without bumping its version.
    */
   readonly replace?: boolean;
+  /** v1.2: the registration's verified signature (docs/trust.md); absent: unverified. */
+  readonly trust?: Attestation;
 };
 
 /** What the view knows about the rest of the fleet, for the rules that span agent types. */
@@ -88,7 +91,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
       // unless it is a deliberate overwrite.
       if (cmd.replace !== true && cmd.static !== true) throw versionConflict(stored.spec, cmd.spec);
       replaced = true;
-    } else if (order === 0 && (stored.static === true) === (cmd.static === true)) {
+    } else if (order === 0 && (stored.static === true) === (cmd.static === true) && sameTrust(stored.trust, cmd.trust)) {
       replace = false;
     }
   }
@@ -101,7 +104,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   // the record) instead of leaving a live instance with no spec behind it.
   const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
   const agentWrite =
-    revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true)))
+    revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust)))
       ? {
           record: {
             kind: "agent" as const,
@@ -109,6 +112,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
             registered_at: stored?.registered_at ?? now,
             updated_at: now,
             ...(cmd.static ? { static: true } : {}),
+            ...(cmd.trust ? { trust: cmd.trust } : {}),
           },
           expectedRevision: current.agent?.revision ?? 0,
         }
@@ -143,6 +147,16 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
     replaced,
     notes,
   };
+}
+
+/**
+ * Whether two registrations are verified alike (same key and publisher, or both unverified):
+ * a change is written even when the spec is the same, so a spec signed later becomes
+ * verified and one registered unsigned again stops being. The time alone is no change, so an
+ * agent's restarts do not rewrite its spec record.
+ */
+function sameTrust(a: Attestation | undefined, b: Attestation | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.kid === b.kid && a.publisher === b.publisher;
 }
 
 /** 409 naming what differs, and the two ways out. */

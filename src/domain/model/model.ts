@@ -3,6 +3,7 @@
  * epoch milliseconds stamped by the registry's clock (the clock of the replica that wrote the
  * record, except `observed_at`); the wire shows them as ISO 8601.
  */
+import type { Attestation } from "../trust/verify-signatures.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID } from "../../protocol/states.js";
@@ -63,6 +64,8 @@ export type AgentState = {
   readonly status: AgentStatus;
   /** When the last live instance left; null while any is live. */
   readonly deregistered_at: number | null;
+  /** v1.2: how the stored spec was verified (docs/trust.md); absent: unverified. */
+  readonly trust?: Attestation | undefined;
 };
 
 /** Aggregate status of an agent from its live instances (PROTOCOL.md section 2, AgentView). */

@@ -12,6 +12,7 @@ import { AGENT_TYPE_RE, INSTANCE_ID_RE } from "../../protocol/ids.js";
 import { AGENT_KINDS } from "../../protocol/spec.js";
 import { InstanceStatus, RemovalReason } from "../../protocol/states.js";
 import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./record-types.js";
+import type { Attestation } from "../trust/verify-signatures.js";
 import {
   anyObject,
   arrayOf,
@@ -105,12 +106,20 @@ const spec: ShapeOf<AgentSpec> = {
   a2a_card: optional(anyObject),
 };
 
+const attestation: ShapeOf<Attestation> = {
+  verified: (v) => (v === true ? undefined : "not true"),
+  kid: string,
+  publisher: string,
+  verified_at: number,
+};
+
 const agentRecord: ShapeOf<AgentRecord> = {
   kind: oneOf(["agent"]),
   spec: objectOf(spec),
   registered_at: number,
   updated_at: number,
   static: optional(boolean),
+  trust: optional(objectOf(attestation)),
 };
 
 const liveInstance: ShapeOf<LiveInstanceRecord> = {

@@ -5,6 +5,7 @@
 import type { AgentSpec } from "../spec/spec.js";
 import type { InstanceStatus } from "./model.js";
 import type { RemovalReason } from "../../protocol/states.js";
+import type { Attestation } from "../trust/verify-signatures.js";
 
 /** `agents.<agent_type>`: the spec every instance of the type shares. */
 export type AgentRecord = {
@@ -14,6 +15,11 @@ export type AgentRecord = {
   readonly updated_at: number;
   /** Loaded from a registry file: its instance never expires. */
   readonly static?: boolean;
+  /**
+   * v1.2: the spec's signature verified against its tenant's trust roots at registration
+   * (docs/trust.md). Absent: unverified (no trust, or none presented), as in every older record.
+   */
+  readonly trust?: Attestation;
 };
 
 /** `instances.<agent_type>.<instance_id>` while the instance is live. */

@@ -4,7 +4,7 @@
  */
 import type { AgentState, InstanceState } from "../model/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
-import type { AgentView, CapabilityView, InstanceView } from "../../protocol/messages.js";
+import type { AgentView, CapabilityView, InstanceView, TrustView } from "../../protocol/messages.js";
 import type { ToolAnnotations } from "../../protocol/spec.js";
 import { effectiveAnnotations } from "../interop/mcp/tool.js";
 import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
@@ -57,6 +57,7 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
     instance_count: sorted.length,
     instances: [],
     instances_next_cursor: null,
+    trust: trustView(a),
   };
   if (!page) {
     view.instances = sorted.map(instanceView);
@@ -71,6 +72,12 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
   view.instances = taken.items;
   view.instances_next_cursor = taken.next_cursor === null ? null : encodeCursor(taken.next_cursor);
   return view;
+}
+
+/** v1.2: how the stored spec was verified, as get, list and find show it. */
+export function trustView(a: AgentState): TrustView {
+  const t = a.trust;
+  return t === undefined ? { verified: false } : { verified: true, kid: t.kid, publisher: t.publisher, verified_at: iso(t.verified_at) };
 }
 
 export function readyInstances(a: AgentState): number {
@@ -93,6 +100,8 @@ export type LookupProvider = {
   status: string;
   ready_instances: number;
   tenant_scope: string | null;
+  /** v1.2: whether the stored spec was verified against its tenant's trust roots. */
+  verified: boolean;
 };
 
 export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
@@ -110,6 +119,7 @@ export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
     status: a.status,
     ready_instances: readyInstances(a),
     tenant_scope: a.spec.tenant_scope,
+    verified: a.trust !== undefined,
   };
 }
 

@@ -13,6 +13,8 @@ export type RouteRequest = {
   readonly skill?: string;
   readonly tags?: readonly string[];
   readonly preferred_runtime?: string;
+  /** v1.2: agents whose stored spec was verified only (docs/trust.md). */
+  readonly verified_only?: boolean;
 };
 
 export type RouteCandidate = { readonly agent_type: string; readonly score: number };
@@ -58,6 +60,7 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
   for (const agentType of candidateTypes) {
     const agent = index.get(agentType);
     if (!agent || agent.status !== AgentStatus.Ready || !visibleTo(agent, tenant)) continue;
+    if (req.verified_only === true && agent.trust === undefined) continue;
     let raw = 0;
     if (skill !== undefined && index.byCapability(skill).has(agentType)) raw += ROUTE_WEIGHTS.skill;
     for (const tag of tags) if (index.byTag(tag).has(agentType)) raw += ROUTE_WEIGHTS.tag;
@@ -73,7 +76,7 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
       (a.agent.agent_type < b.agent.agent_type ? -1 : a.agent.agent_type > b.agent.agent_type ? 1 : 0),
   );
   const best = scored[0];
-  if (!best) throw new RegistryError(ErrorCode.NoRoute, describeNoRoute(skill, tags, runtime));
+  if (!best) throw new RegistryError(ErrorCode.NoRoute, `${describeNoRoute(skill, tags, runtime)}${req.verified_only === true ? " (verified agents only)" : ""}`);
 
   const spec = best.agent.spec;
   return {

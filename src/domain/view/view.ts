@@ -6,6 +6,7 @@
  * The view mutates in place (100,000 heartbeats a minute must not copy the world); readers get
  * ReadonlyMap/readonly types.
  */
+import type { Attestation } from "../trust/verify-signatures.js";
 import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
 import {
   agentKey,
@@ -59,6 +60,8 @@ type MutableAgent = {
   /** When an instance last left by any means (a tombstone or a deleted key). */
   left_at: number;
   static: boolean;
+  /** v1.2: the stored spec's verification (records.ts); undefined: unverified. */
+  trust: Attestation | undefined;
   /** Capability name -> the capability in the spec, computed once per spec. */
   caps: ReadonlyMap<string, Capability>;
   /** The size of the spec key's value in the bucket (stored-bytes.ts). */
@@ -433,6 +436,7 @@ export class RegistryView {
       agent.updated_at = record.updated_at;
       agent.revision = entry.revision;
       agent.static = record.static === true;
+      agent.trust = record.trust;
       agent.caps = capabilitiesByName(record.spec);
     } else {
       agent = {
@@ -447,6 +451,7 @@ export class RegistryView {
         gone: this.orphanTombstones.get(agentType) ?? new Map(),
         left_at: 0,
         static: record.static === true,
+        trust: record.trust,
         caps: capabilitiesByName(record.spec),
         stored: valueBytes(entry.value.length, entry.key.length),
       };
@@ -651,8 +656,9 @@ export class RegistryView {
 
 
 function agentRecordOf(a: MutableAgent): AgentRecord {
-  const { spec, registered_at, updated_at } = a;
-  return a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
+  const { spec, registered_at, updated_at, trust } = a;
+  const record: AgentRecord = a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
+  return trust === undefined ? record : { ...record, trust };
 }
 const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
 

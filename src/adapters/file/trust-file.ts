@@ -1,0 +1,49 @@
+/**
+ * Reads the operator's trust file (REGISTRY_TRUST_FILE, docs/trust.md) and the JWKS files it
+ * names, relative to its own directory. Read once at start: a broken file stops the start with
+ * a message naming the file and the problem, before anything listens. Keys are read from local
+ * files only; no URL is ever fetched.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { trustDocument } from "../../domain/trust/trust-document.js";
+import { trustRootsOf, type TrustRoots } from "../../domain/trust/trust-roots.js";
+
+/** A trust file (and each JWKS file) larger than this is an operator's mistake, refused unread. */
+const MAX_TRUST_FILE_BYTES = 1024 * 1024;
+
+export class TrustFileError extends Error {
+  constructor(path: string, problem: string) {
+    super(`trust file ${path}: ${problem}`);
+    this.name = "TrustFileError";
+  }
+}
+
+export async function loadTrustFile(path: string): Promise<TrustRoots> {
+  const parsed = trustDocument.safeParse(await readJson(path, path));
+  if (!parsed.success) throw new TrustFileError(path, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  const base = dirname(path);
+  try {
+    return await trustRootsOf(parsed.data, (jwksPath) => readJson(resolve(base, jwksPath), path));
+  } catch (e) {
+    if (e instanceof TrustFileError) throw e;
+    throw new TrustFileError(path, (e as Error).message);
+  }
+}
+
+async function readJson(file: string, trustFile: string): Promise<unknown> {
+  let text: string;
+  try {
+    const bytes = await readFile(file);
+    if (bytes.length > MAX_TRUST_FILE_BYTES) throw new TrustFileError(trustFile, `${file} is over ${MAX_TRUST_FILE_BYTES} bytes`);
+    text = bytes.toString("utf8");
+  } catch (e) {
+    if (e instanceof TrustFileError) throw e;
+    throw new TrustFileError(trustFile, `cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new TrustFileError(trustFile, `${file} is not JSON: ${(e as Error).message}`);
+  }
+}
