@@ -323,3 +323,32 @@ describe("sameSpec", () => {
     expect(sameSpec(spec, { ...spec, runtime: "node" })).toBe(false);
   });
 });
+
+describe("planRegister and the trust a registration verified (v1.2, docs/trust.md)", () => {
+  const verified = (kid = "k1", at = NOW) => ({ verified: true as const, kid, publisher: "Acme Corp", verified_at: at });
+  const beating = { record: live(), revision: 6 };
+
+  it("writes the attestation with a new spec", () => {
+    const plan = planRegister(cmd(makeSpec("alpha"), { trust: verified() }), none, fleet(), NOW);
+    expect(plan.agentWrite?.record.trust).toEqual(verified());
+  });
+
+  it("rewrites an unchanged spec whose verification changed: signed later, signed by another key, or sent unsigned again", () => {
+    const spec = makeSpec("alpha");
+    const signedLater = planRegister(cmd(spec, { trust: verified() }), { agent: storedAgent(spec), instance: beating }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(signedLater.agentWrite).toMatchObject({ expectedRevision: 5, record: { spec, registered_at: 100, trust: verified() } });
+    expect(signedLater.specChanged).toBe(false);
+    const rotated = planRegister(cmd(spec, { trust: verified("k2") }), { agent: storedAgent(spec, 5, { trust: verified("k1", 1) }), instance: beating }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(rotated.agentWrite?.record.trust).toEqual(verified("k2"));
+    const unsigned = planRegister(cmd(spec), { agent: storedAgent(spec, 5, { trust: verified("k1", 1) }), instance: beating }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(unsigned.agentWrite).not.toBeNull();
+    expect(unsigned.agentWrite?.record).not.toHaveProperty("trust");
+  });
+
+  it("writes nothing for the same spec verified by the same key again: an agent's restart does not rewrite its spec", () => {
+    const spec = makeSpec("alpha");
+    const plan = planRegister(cmd(spec, { trust: verified("k1", NOW) }), { agent: storedAgent(spec, 5, { trust: verified("k1", 1) }), instance: beating }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
+    expect(plan.agentWrite).toBeNull();
+    expect(plan.holdsSpec).toBe(true);
+  });
+});
