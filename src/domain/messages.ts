@@ -112,6 +112,7 @@ export const findQuery = z
     skill: capabilityName.optional(),
     tag: z.string().min(1).max(256).optional(),
     name: z.string().min(1).max(256).optional(),
+    verified_only: verifiedOnly,
     limit: pageLimit,
     cursor,
     min_revision: minRevision,
@@ -125,10 +126,11 @@ export const searchQuery = z.object({
   limit: z.number().int().min(1).max(100).optional(),
   kind,
   read_only: readOnly,
+  verified_only: verifiedOnly,
   min_revision: minRevision,
 });
 
-export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, limit: pageLimit, cursor, min_revision: minRevision });
+export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, verified_only: verifiedOnly, limit: pageLimit, cursor, min_revision: minRevision });
 
 /** Export of one agent as an A2A card (PROTOCOL.md section 10.3); v1.0 unless asked for v0.3. */
 export const cardQuery = z.object({ agent_type: agentType, a2a_version: z.enum(["1.0", "0.3"]).optional(), min_revision: minRevision });

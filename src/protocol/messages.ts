@@ -210,14 +210,14 @@ export type RouteReply = {
   revision: number;
 };
 
-export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & PageRequest;
+export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & { verified_only?: boolean } & PageRequest;
 export type FindReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 
-export type SearchRequest = { query: string; limit?: number } & ToolFilters;
+export type SearchRequest = { query: string; limit?: number; verified_only?: boolean } & ToolFilters;
 export type SearchResult = { agent_type: string; capability: string; score: number };
 export type SearchReply = { results: SearchResult[]; revision: number };
 
-export type DiscoverRequest = { capability?: string } & EntryFilters & PageRequest;
+export type DiscoverRequest = { capability?: string; verified_only?: boolean } & EntryFilters & PageRequest;
 export type DiscoveredAgent = {
   id: string;
   capabilities: string[];

@@ -338,7 +338,7 @@ export class QueryService {
     find: (body, tenant) => {
       const q = parseMessage(findQuery, body, "find");
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
-      const found = find(this.index, q, tenant);
+      const found = find(this.index, q, tenant).filter((a) => q.verified_only !== true || a.trust !== undefined);
       const from = after === undefined ? 0 : indexAfter(found.map((a) => a.agent_type), after);
       const page = takePage(found.slice(from), (a) => a.agent_type, (a, bytesLeft) => agentView(a, { maxBytes: bytesLeft }), {
         limit: q.limit ?? Number.POSITIVE_INFINITY,
@@ -354,7 +354,13 @@ export class QueryService {
         q.limit ?? 10,
         (type) => {
           const agent = this.view.get(type);
-          return agent !== undefined && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && ofKind(agent, q.kind);
+          return (
+            agent !== undefined &&
+            agent.status !== AgentStatus.Deregistered &&
+            visibleTo(agent, tenant) &&
+            ofKind(agent, q.kind) &&
+            (q.verified_only !== true || agent.trust !== undefined)
+          );
         },
         { readOnly: q.read_only },
       );
@@ -365,7 +371,9 @@ export class QueryService {
       const q = parseMessage(discoverQuery, body, "discover");
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
-      const visible = [...candidates].filter((a) => a !== undefined && visibleTo(a, tenant) && (after === undefined || a.agent_type > after));
+      const visible = [...candidates].filter(
+        (a) => a !== undefined && visibleTo(a, tenant) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
+      );
       const page = takePage(discover(visible, q.capability, q.kind), (d) => d.id, (d) => d, {
         limit: q.limit ?? Number.POSITIVE_INFINITY,
         maxBytes: this.listBytes(),

@@ -3,7 +3,8 @@
  * (openssl makes the key and the signature, the registry's own canonicalize package the JCS
  * form), the registry starts with the trust file they write, and tenant acme, set to require,
  * refuses an unsigned agent and one signed by another key (storing nothing), stores the signed
- * spec as verified, and a verified-only lookup or route never returns the unverified impostor.
+ * spec as verified, and a verified-only lookup, route, find, search or discover never returns
+ * the unverified impostor.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -105,6 +106,14 @@ describe("docs/trust.md, tenant acme set to require", () => {
     const routed = await c.request("tenant.acme.route", docJson(1));
     expect(routed.body).toMatchObject({ agent_type: "acme-summarizer", candidates: [{ agent_type: "acme-summarizer" }] });
     expect(routed.body.candidates).toHaveLength(1);
+    // find, search and discover take the flag too.
+    const found = await c.request("tenant.acme.find", { skill: "summarize", verified_only: true });
+    expect(found.body.agents.map((a: any) => [a.agent_type, a.trust.verified])).toEqual([["acme-summarizer", true]]);
+    expect((await c.request("tenant.acme.find", { skill: "summarize" })).body.agents).toHaveLength(2);
+    const searched = await c.request("tenant.acme.search", { query: "summarizes", verified_only: true });
+    expect(searched.body.results.map((r: any) => r.agent_type)).toEqual(["acme-summarizer"]);
+    const discovered = await c.request("tenant.acme.discover", { capability: "summarize", verified_only: true });
+    expect(discovered.body.agents.map((a: any) => a.id)).toEqual(["acme-summarizer"]);
     // Without any verified provider, a verified-only route is no_route rather than a fallback.
     const none = await c.request("route", { skill: "summarize", verified_only: true });
     expect(none.body.error.code).toBe("no_route");
