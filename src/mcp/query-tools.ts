@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { AGENT_KINDS } from "../protocol/spec.js";
-import type { DiscoverRequest, GetRequest, LookupRequest, RouteRequest } from "../protocol/messages.js";
+import type { DiscoverRequest, GetRequest, LookupRequest, RouteRequest, SearchRequest } from "../protocol/messages.js";
 import { defineTool } from "./tool-definition.js";
 import { cardOutput, discoverOutput, getOutput, lookupOutput, routeOutput, searchOutput } from "./tool-schemas.js";
 
@@ -20,6 +20,7 @@ const agentType = z.string().min(1).max(128).describe("an agent type, such as co
 const cursor = z.string().min(1).max(1024).describe("the next_cursor of the previous page");
 const limit = (max: number, dflt: number) => z.number().int().min(1).max(max).describe(`items per page, 1..${max} (default ${dflt})`);
 const kind = z.enum(AGENT_KINDS).describe("only entries of this kind: agent, mcp_server or tool");
+const verifiedOnly = z.boolean().describe("true: only agents whose spec the registry verified against its tenant's trust roots (signed by a key the operator trusts)");
 
 export const agentsDiscoverTool = defineTool({
   name: "agents_discover",
@@ -29,7 +30,13 @@ export const agentsDiscoverTool = defineTool({
     "ready (can take a task now), busy (every ready instance is at its task limit) or unavailable (no ready instance). " +
     "Give `capability` to see only the agents that provide it. Use it to get an overview of who is there; " +
     "use capability_lookup to pick the agent for a task and agent_get for one agent's details. Paged: pass next_cursor back as cursor.",
-  input: z.strictObject({ capability: capability.optional(), kind: kind.optional(), limit: limit(100, DEFAULT_PAGE).optional(), cursor: cursor.optional() }),
+  input: z.strictObject({
+    capability: capability.optional(),
+    kind: kind.optional(),
+    verified_only: verifiedOnly.optional(),
+    limit: limit(100, DEFAULT_PAGE).optional(),
+    cursor: cursor.optional(),
+  }),
   output: discoverOutput,
   annotations: READ_ONLY,
   run: async (args, { link }) => {
@@ -37,6 +44,7 @@ export const agentsDiscoverTool = defineTool({
     const req: DiscoverRequest = { limit: args.limit ?? DEFAULT_PAGE };
     if (args.capability !== undefined) req.capability = args.capability;
     if (args.kind !== undefined) req.kind = args.kind;
+    if (args.verified_only !== undefined) req.verified_only = args.verified_only;
     if (args.cursor !== undefined) req.cursor = args.cursor;
     return client.discover(req);
   },
@@ -53,6 +61,7 @@ export const capabilityLookupTool = defineTool({
   input: z.strictObject({
     capability,
     version: z.string().min(1).max(256).describe("a semver range the provider's version must satisfy, such as ^1.2").optional(),
+    verified_only: verifiedOnly.optional(),
     limit: limit(100, DEFAULT_PAGE).optional(),
     cursor: cursor.optional(),
   }),
@@ -62,6 +71,7 @@ export const capabilityLookupTool = defineTool({
     const client = await link.client();
     const req: LookupRequest = { capability: args.capability, limit: args.limit ?? DEFAULT_PAGE };
     if (args.version !== undefined) req.version = args.version;
+    if (args.verified_only !== undefined) req.verified_only = args.verified_only;
     if (args.cursor !== undefined) req.cursor = args.cursor;
     return client.lookup(req);
   },
@@ -118,6 +128,7 @@ export const routeTool = defineTool({
     skill: capability.describe("the capability the task needs").optional(),
     tags: z.array(z.string().min(1).max(256)).max(64).describe("capability tags that should match").optional(),
     preferred_runtime: z.string().min(1).max(128).describe("a runtime to prefer, such as copilot-bridge").optional(),
+    verified_only: verifiedOnly.optional(),
   }),
   output: routeOutput,
   annotations: READ_ONLY,
@@ -127,6 +138,7 @@ export const routeTool = defineTool({
     if (args.skill !== undefined) req.skill = args.skill;
     if (args.tags !== undefined) req.tags = args.tags;
     if (args.preferred_runtime !== undefined) req.preferred_runtime = args.preferred_runtime;
+    if (args.verified_only !== undefined) req.verified_only = args.verified_only;
     return client.route(req);
   },
 });
@@ -137,10 +149,19 @@ export const searchTool = defineTool({
   description:
     "Keyword search over capability names, descriptions, tags and examples and over agent descriptions; returns (agent_type, capability, score) " +
     "pairs, best first. Use it when you know what needs doing but not the capability's name, then capability_lookup the name you pick.",
-  input: z.strictObject({ query: z.string().min(1).max(1024).describe("words describing the task"), limit: limit(100, 10).optional() }),
+  input: z.strictObject({
+    query: z.string().min(1).max(1024).describe("words describing the task"),
+    limit: limit(100, 10).optional(),
+    verified_only: verifiedOnly.optional(),
+  }),
   output: searchOutput,
   annotations: READ_ONLY,
-  run: async (args, { link }) => (await link.client()).search(args.limit !== undefined ? { query: args.query, limit: args.limit } : { query: args.query }),
+  run: async (args, { link }) => {
+    const req: SearchRequest = { query: args.query };
+    if (args.limit !== undefined) req.limit = args.limit;
+    if (args.verified_only !== undefined) req.verified_only = args.verified_only;
+    return (await link.client()).search(req);
+  },
 });
 
 export { READ_ONLY };
