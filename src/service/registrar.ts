@@ -190,7 +190,7 @@ export class Registrar {
   async register(agentType: string, body: RegisterMessage, opts: RegisterOptions = {}): Promise<RegisterReply> {
     const { settings, view } = this.deps;
     // Signatures are bounded before the spec costs anything; the registry file's are not checked (the operator's own).
-    const presented = opts.static === true ? null : (this.deps.trust?.presented(body) ?? null);
+    const presented = opts.static === true ? null : (this.deps.trust?.presented(body, opts.tenant) ?? null);
     // The subject's tenant goes into the body before anything reads or remembers it.
     const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "allow");
     // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.

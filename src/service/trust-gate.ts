@@ -6,6 +6,7 @@
  * an unsigned spec through unverified; `require` refuses an unsigned one too. A refusal is an
  * `invalid_request` naming the reason (trust-refusal.ts), thrown before anything is written.
  */
+import { RegistryError } from "../domain/errors.js";
 import type { AgentSpec } from "../domain/spec/spec.js";
 import { presentedSignatures, type SignedDocument } from "../domain/trust/presented-signatures.js";
 import { TrustMode } from "../domain/trust/trust-document.js";
@@ -16,16 +17,31 @@ import { verifySignatures, type Attestation } from "../domain/trust/verify-signa
 /** Fields beside a card that decide where its requests go or who owns it, and that its signature does not cover. */
 const UNSIGNED_CARD_FIELDS = ["nats_subject", "consumer_group", "owner_team"] as const;
 
-/** What the gate saw of a body before validation: null when trust is off everywhere. */
-export type Presented = { readonly document: SignedDocument | null } | null;
+/**
+ * What the gate saw of a body before validation: null when trust is off everywhere; else the
+ * signed document, or the refusal of signatures out of bounds, kept for the judgement when
+ * the tenant they were meant for could not be told yet (a tenant whose mode is off never sees it).
+ */
+export type Presented = { readonly document: SignedDocument | null } | { readonly refused: RegistryError } | null;
 
 export class TrustGate {
   constructor(private readonly roots: TrustRoots) {}
 
-  /** Cheap bounds on the body's signatures, run before the spec is imported or validated. */
-  presented(body: Readonly<Record<string, unknown>>): Presented {
+  /**
+   * Cheap bounds on the body's signatures, run before the spec is imported or validated.
+   * Signatures out of bounds are refused at once when the tenant they are meant for (the
+   * subject's, else the one the body names) verifies, so a huge array costs nothing more;
+   * otherwise the refusal waits for the judgement, which drops it if the spec's tenant is off.
+   */
+  presented(body: Readonly<Record<string, unknown>>, subjectTenant?: string | null): Presented {
     if (!this.roots.enabled) return null;
-    return { document: presentedSignatures(body) };
+    try {
+      return { document: presentedSignatures(body) };
+    } catch (e) {
+      const tenant = typeof subjectTenant === "string" ? subjectTenant : namedTenant(body);
+      if (!(e instanceof RegistryError) || this.roots.forTenant(tenant) !== undefined) throw e;
+      return { refused: e };
+    }
   }
 
   /**
@@ -36,6 +52,7 @@ export class TrustGate {
     if (presented === null) return undefined;
     const trust = this.roots.forTenant(spec.tenant_scope ?? null);
     if (trust === undefined) return undefined;
+    if ("refused" in presented) throw presented.refused;
     const doc = presented.document;
     if (doc === null || doc.signatures.length === 0) {
       if (trust.mode !== TrustMode.Require) return undefined;
@@ -49,4 +66,12 @@ export class TrustGate {
     }
     return verifySignatures(doc, trust, spec.agent_type, now);
   }
+}
+
+/** The tenant a body names (in its spec, or beside a card or a tool spec); null: none, shared. */
+function namedTenant(body: Readonly<Record<string, unknown>>): string | null {
+  const spec = body["spec"];
+  const inSpec = typeof spec === "object" && spec !== null ? (spec as Record<string, unknown>)["tenant_scope"] : undefined;
+  const named = inSpec ?? body["tenant_scope"];
+  return typeof named === "string" ? named : null;
 }

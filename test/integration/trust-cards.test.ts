@@ -94,7 +94,7 @@ describe("signed A2A cards, tenant globex set to verify-if-present", () => {
 
   it("leaves shared agents, which have no trust roots, as v1.1 had them", async () => {
     const unsigned = card("shared-ledger");
-    const r = await c.request("register.shared-ledger", { a2a_card: { ...unsigned, signatures: [{ protected: "e30", signature: "AA" }] } });
+    const r = await c.request("register.shared-ledger", { a2a_card: { ...unsigned, signatures: [{ protected: "e30", signature: "AA" }, "not even a JWS"] } });
     expect(r.ok, JSON.stringify(r.body)).toBe(true);
     const got = await c.request("get", { agent_type: "shared-ledger", min_revision: r.body.revision });
     expect(got.body.agent.trust).toEqual({ verified: false });

@@ -45,7 +45,7 @@ async function rootsWith(modes: { acme?: string; shared?: string } = {}): Promis
 async function judge(roots: TrustRoots, body: Record<string, unknown>, spec = specOf("acme")): Promise<string | object | undefined> {
   const gate = new TrustGate(roots);
   try {
-    return await gate.judge(gate.presented(body), body, spec, NOW);
+    return await gate.judge(gate.presented(body, spec.tenant_scope ?? null), body, spec, NOW);
   } catch (e) {
     if (!(e instanceof RegistryError)) throw e;
     expect(e.code).toBe("invalid_request");
@@ -132,6 +132,14 @@ describe("signed specs and cards", () => {
     expect(await judge(roots, { spec: specBody, signature: { protected: acme.protected, signature: acme.signature, extra: {} } })).toMatch(/signature\.extra malformed_signature/);
   });
 
+  it("refuses signatures out of bounds before validation when the tenant they name verifies", async () => {
+    const gate = new TrustGate(await rootsWith());
+    const many = { a2a_card: { ...card, signatures: Array.from({ length: 50 }, () => ({})) } };
+    expect(() => gate.presented(many, "acme")).toThrow(/too_many_signatures/);
+    expect(() => gate.presented({ spec: specBody, signature: "x" })).toThrow(/malformed_signature/);
+    expect(gate.presented(many, "globex")).toMatchObject({ refused: expect.any(RegistryError) });
+  });
+
   it("refuses fields beside a signed card that its signature does not cover", async () => {
     const body = { a2a_card: { ...card, signatures: [{ protected: card1.protected, signature: card1.signature }] }, nats_subject: "evil.tasks" };
     expect(await judge(await rootsWith(), body)).toMatch(/^nats_subject unsigned_fields/);
@@ -145,7 +153,9 @@ describe("signed specs and cards", () => {
     const off = await rootsWith({ acme: "off" });
     expect(off.enabled).toBe(false);
     expect(await judge(off, { spec: specBody, signature: { protected: "!!", signature: [] } })).toBeUndefined();
-    // A tenant without trust roots is off while another verifies.
+    // A tenant without trust roots is off while another verifies: even signatures out of bounds are not its concern.
+    expect(await judge(await rootsWith(), { spec: specBody, signature: "not a JWS" }, specOf("globex"))).toBeUndefined();
+    expect(await judge(await rootsWith(), { a2a_card: { ...card, signatures: Array.from({ length: 50 }, () => ({})) } }, specOf(null))).toBeUndefined();
     expect(await judge(await rootsWith(), { spec: specBody }, specOf("globex"))).toBeUndefined();
     // Shared agents have a policy of their own.
     expect(await judge(await rootsWith({ shared: "require" }), { spec: specBody }, specOf(null, "anything"))).toMatch(/shared agents requires one/);
