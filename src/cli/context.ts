@@ -249,4 +249,6 @@ export function kindFilter(v: Values[string]): AgentKind | undefined {
 export const KIND_OPTION: OptionSpec = { type: "string", value: "KIND", description: `only entries of this kind: ${AGENT_KINDS.join(", ")}` };
 
 /** The `--read-only` option of the commands that can keep read-only capabilities only. */
+/** v1.2: providers whose stored spec the registry verified against its tenant's trust roots only (docs/trust.md). */
+export const VERIFIED_ONLY_OPTION: OptionSpec = { type: "boolean", description: "only agents whose spec the registry verified (signed by a key the operator trusts; docs/trust.md)" };
 export const READ_ONLY_OPTION: OptionSpec = { type: "boolean", description: "only capabilities whose annotations say readOnlyHint: true (MCP tools without side effects)" };

@@ -67,6 +67,10 @@ describe("parsing", () => {
     for (const name of ["lookup", "search"]) {
       expect(parseCommandArgs(cmd(name), ["x", "--kind", "tool", "--read-only"]).values).toMatchObject({ kind: "tool", "read-only": true });
     }
+    // v1.2: keep to verified providers (docs/trust.md).
+    const verified = parseCommandArgs(cmd("route"), ["--skill", "text.summarize", "--verified-only"]);
+    expect(routeRequest(verified.values)).toEqual({ skill: "text.summarize", verified_only: true });
+    expect(parseCommandArgs(cmd("lookup"), ["x", "--verified-only"]).values).toMatchObject({ "verified-only": true });
   });
 
   it("refuses unknown flags and wrong argument counts as usage errors", () => {

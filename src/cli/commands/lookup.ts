@@ -2,23 +2,25 @@
  * `lookup CAPABILITY`: who provides a capability, best first.
  */
 import type { LookupRequest } from "../../client/types.js";
-import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, kindFilter, statusFilter, str, type Command } from "../context.js";
+import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, VERIFIED_ONLY_OPTION, kindFilter, statusFilter, str, type Command } from "../context.js";
 import { renderTable, statusColor } from "../table.js";
 
 export const lookupCommand: Command = {
   name: "lookup",
   summary: "providers of a capability, best first (ready ones by default)",
-  usage: "lookup CAPABILITY [--status STATUS]... [--version RANGE] [--kind KIND] [--read-only]",
+  usage: "lookup CAPABILITY [--status STATUS]... [--version RANGE] [--kind KIND] [--read-only] [--verified-only]",
   examples: [
     "agent-registry lookup text.summarize",
     "agent-registry lookup text.summarize --version '^1.2' --status ready --status draining",
     "agent-registry lookup read_file --kind mcp_server --read-only",
+    "agent-registry lookup summarize --tenant acme --verified-only",
   ],
   options: {
     status: { type: "string", multiple: true, value: "STATUS", description: "provider statuses to include (default ready)" },
     version: { type: "string", value: "RANGE", description: "semver range the provider's version must satisfy" },
     kind: KIND_OPTION,
     "read-only": READ_ONLY_OPTION,
+    "verified-only": VERIFIED_ONLY_OPTION,
   },
   args: { min: 1, max: 1 },
   async run(ctx) {
@@ -30,6 +32,7 @@ export const lookupCommand: Command = {
     const kind = kindFilter(ctx.values["kind"]);
     if (kind) req.kind = kind;
     if (ctx.values["read-only"] === true) req.read_only = true;
+    if (ctx.values["verified-only"] === true) req.verified_only = true;
     const reply = await (await ctx.client()).lookupAll(req);
     if (ctx.json) {
       ctx.printJson(reply);

@@ -2,7 +2,7 @@
  * `route`: which agent the registry would pick for a skill, tags and runtime.
  */
 import type { RouteRequest } from "../../client/types.js";
-import { ExitCode, UsageError, str, strs, type Command, type Values } from "../context.js";
+import { ExitCode, UsageError, VERIFIED_ONLY_OPTION, str, strs, type Command, type Values } from "../context.js";
 import { renderFields, renderTable } from "../table.js";
 
 export function routeRequest(values: Values): RouteRequest {
@@ -14,18 +14,20 @@ export function routeRequest(values: Values): RouteRequest {
   if (tags.length > 0) req.tags = tags;
   if (runtime) req.preferred_runtime = runtime;
   if (!skill && tags.length === 0 && !runtime) throw new UsageError("route needs --skill, --tag or --runtime");
+  if (values["verified-only"] === true) req.verified_only = true;
   return req;
 }
 
 export const routeCommand: Command = {
   name: "route",
   summary: "the best ready agent for a skill, tags and preferred runtime (with the scores)",
-  usage: "route [--skill NAME] [--tag TAG]... [--runtime RUNTIME]",
+  usage: "route [--skill NAME] [--tag TAG]... [--runtime RUNTIME] [--verified-only]",
   examples: ["agent-registry route --skill text.summarize --tag english --tag fast --runtime acp-container"],
   options: {
     skill: { type: "string", value: "NAME", description: "capability the agent must offer (+1.0)" },
     tag: { type: "string", multiple: true, value: "TAG", description: "capability tag wanted (+0.5 each)" },
     runtime: { type: "string", value: "RUNTIME", description: "preferred runtime (+0.1)" },
+    "verified-only": VERIFIED_ONLY_OPTION,
   },
   args: { min: 0, max: 0 },
   async run(ctx) {
