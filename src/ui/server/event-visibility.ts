@@ -2,7 +2,7 @@
  * Which events the web page's stream (/ui/events) may carry, and what of them: those about
  * agents the page's own queries can show (issue 35, item 9). The page asks on the plain
  * subjects, so it sees the fleet as a request with no tenant does, shared agents only; the
- * decision is the queries' own rule (`visibleTo` of domain/view/model.ts) applied to this
+ * decision is the queries' own rule (`visibleTo` of domain/model/model.ts) applied to this
  * replica's view, not a second one.
  *
  * - An event about an agent type (`data.agent_type`: registered, deregistered, status,
