@@ -110,7 +110,8 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [
           { group: ["node:*", "@nats-io/*", "pino", "prom-client", "zod", "ajv"], message: "src/ui/web runs in a browser." },
-          { regex: "^\\.\\./(?!shared\\.js$|\\.\\./protocol/)", message: "src/ui/web imports its own files, ../shared.js and protocol types only." },
+          // ../liveness.js: the one pure rule the page and the server's summary share (no imports of its own).
+          { regex: "^\\.\\./(?!shared\\.js$|liveness\\.js$|\\.\\./protocol/)", message: "src/ui/web imports its own files, ../shared.js, ../liveness.js and protocol types only." },
         ],
       }],
     },

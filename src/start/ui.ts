@@ -9,10 +9,12 @@ import type { Nats, StartContext } from "./steps.js";
 import { RegistryClient } from "../client/registry-client.js";
 import { EventFeed } from "../ui/server/event-feed.js";
 import { EventVisibility, type ViewWait } from "../ui/server/event-visibility.js";
+import { fleetSummaries, type FleetState } from "../ui/server/fleet-summary.js";
 import { StaticFiles } from "../ui/server/static-files.js";
 import { createUiHandler } from "../ui/server/ui-server.js";
 
-export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, publicDir?: string): void {
+/** `fleet`: the replica's view and lease, read-only, for the summary strip (fleet-summary.ts). */
+export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, fleet: FleetState, publicDir?: string): void {
   const { config } = ctx;
   if (!config.ui) return;
   const client = new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs });
@@ -36,6 +38,8 @@ export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, 
     missedHeartbeats: config.missedHeartbeats,
     heartbeatEvents: config.heartbeatEvents,
     historyTimeoutMs: Math.min(2000, config.requestTimeoutMs),
+    stream: config.eventsStream,
+    summary: fleetSummaries({ nc, prefix: config.prefix, stream: config.eventsStream, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
   };
   ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
   // Not a field named `token`: the loggers censor that whatever it holds, so "is one set?" would read "[Redacted]" either way.

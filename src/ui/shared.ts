@@ -14,6 +14,7 @@ export type FleetRow = {
   /** Ready instances among those the reply carries (one page of them for a very large type). */
   ready: number;
   instances: number;
+  /** For a deregistered type, the last heartbeat of its last instance (from its last removal event), or null when unknown. */
   last_heartbeat: string | null;
   tenant_scope: string | null;
   owner_team: string;
@@ -32,4 +33,27 @@ export type NeighboursReply = {
   dependencies: GraphNeighbour[];
   dependents: GraphNeighbour[];
   problems: Array<{ severity: string; code: string; message: string; path: string }>;
+};
+
+/** Where an instance stands against its heartbeats: late has missed one, critical two (docs/ui.md). */
+export type Liveness = "on_time" | "late" | "critical";
+
+/**
+ * The fleet at a glance (/ui/api/summary), counted by the replica that answers. Each part is
+ * null when it cannot be known now (the events stream unreadable, no replica answering a ping).
+ */
+export type FleetSummary = {
+  /** Live instances by status, and among them those late and critical (static entries never are). */
+  instances: { total: number; by_status: Record<string, number>; late: number; critical: number };
+  /** Agent types by status (deregistered ones kept for the retention period included). */
+  agent_types: Record<string, number>;
+  /** The last self-preservation alert: whether evictions are paused now, since when. */
+  self_preservation: { active: boolean; since: string; overdue: number; live: number } | null;
+  /** The replica that holds the evictor lease, by its name (REGISTRY_REPLICA_NAME). */
+  evictor: string | null;
+  /** The registry replicas that answer a $SRV ping under this prefix. */
+  replicas: Array<{ id: string; version: string }> | null;
+  nats_server: string | null;
+  missed_heartbeats: number;
+  now: string;
 };

@@ -255,7 +255,7 @@ function contrast(a: string, b: string): number {
 const COLOUR_PAIRS = `(() => {
   const bg = getComputedStyle(document.body).backgroundColor;
   const pair = (sel, back) => { const el = document.querySelector(sel); if (!el) return null; const cs = getComputedStyle(el); return [sel, cs.color, back ?? cs.backgroundColor]; };
-  return [pair("body", bg), pair(".muted", bg), pair("a", bg), pair(".badge.s-ready"), pair(".badge.s-deregistered"), pair("th", null)].filter(Boolean);
+  return [pair("body", bg), pair(".muted", bg), pair("a", bg), pair(".badge.s-ready"), pair(".badge.s-deregistered"), pair("th", null), pair(".tile-label"), pair(".tile-value"), pair(".tile.t-late"), pair(".tile.t-critical"), pair(".badge.l-late"), pair(".badge.l-critical"), pair("#tz")].filter(Boolean);
 })()`;
 
 it("works with the keyboard, and its colours contrast (light and dark)", async () => {

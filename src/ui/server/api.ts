@@ -9,8 +9,9 @@ import type { AgentView, GraphReply, ListRequest } from "../../client/types.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { AgentStatus } from "../../protocol/states.js";
 import { AGENT_KINDS, type AgentKind } from "../../protocol/spec.js";
-import type { FleetRow } from "../shared.js";
+import type { FleetRow, FleetSummary } from "../shared.js";
 import { requestHistory } from "./history.js";
+import { lastHeard } from "./last-heard.js";
 
 export type ApiSettings = {
   client: RegistryClient;
@@ -20,6 +21,10 @@ export type ApiSettings = {
   missedHeartbeats: number;
   heartbeatEvents: boolean;
   historyTimeoutMs: number;
+  /** The events stream, read for deregistered agent types' last heartbeats. */
+  stream: string;
+  /** The fleet at a glance (fleet-summary.ts). */
+  summary: () => Promise<FleetSummary>;
 };
 
 /** A reply: its HTTP status and JSON body. */
@@ -55,6 +60,7 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
   if (route === "info") {
     return ok({ version: s.version, prefix: s.prefix, missed_heartbeats: s.missedHeartbeats, heartbeat_events: s.heartbeatEvents, now: new Date().toISOString() });
   }
+  if (route === "summary") return ok(await s.summary());
   if (route === "agents") {
     const req: ListRequest = { limit: intParam(q, "limit", 1, MAX_PAGE_SIZE) ?? PAGE_SIZE };
     const status = q.get("status");
@@ -71,7 +77,7 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     const cursor = q.get("cursor");
     if (cursor) req.cursor = cursor.slice(0, 1024);
     const page = await s.client.list(req, opts);
-    return ok({ agents: page.agents.map(fleetRow), next_cursor: page.next_cursor, revision: page.revision });
+    return ok({ agents: await withLastHeard(s, page.agents.map(fleetRow)), next_cursor: page.next_cursor, revision: page.revision });
   }
   if (route === "search") {
     const query = (q.get("q") ?? "").trim();
@@ -80,7 +86,7 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     const types = [...new Set(found.results.map((r) => r.agent_type))];
     // The rows of the agent types found, by `get`, as `agent-registry get` would show them.
     const agents = await Promise.all(types.map((t) => s.client.get({ agent_type: t, instances_limit: INSTANCES_SHOWN }, { minRevision: found.revision }).then((r) => fleetRow(r.agent), () => null)));
-    return ok({ results: found.results, agents: agents.filter((a) => a !== null), revision: found.revision });
+    return ok({ results: found.results, agents: await withLastHeard(s, agents.filter((a) => a !== null)), revision: found.revision });
   }
   const agent = /^agents\/([^/]+)(\/history|\/graph)?$/.exec(route);
   if (agent) {
@@ -88,6 +94,9 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     if (!AGENT_TYPE_RE.test(agentType)) throw new BadRequest("not an agent type");
     if (agent[2] === undefined) {
       const reply = await s.client.get({ agent_type: agentType, instances_limit: INSTANCES_SHOWN }, opts);
+      if (reply.agent.last_heartbeat === null && reply.agent.status === AgentStatus.Deregistered) {
+        return ok({ ...reply, agent: { ...reply.agent, last_heartbeat: await lastHeard(s.nc, s.prefix, s.stream, agentType, s.historyTimeoutMs) } });
+      }
       return ok(reply);
     }
     if (agent[2] === "/graph") {
@@ -104,6 +113,13 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     return ok(page);
   }
   return { status: 404, body: { error: { code: "not_found", message: `no route /ui/api/${route}` } } };
+}
+
+/** Deregistered rows get their last heartbeat from their last removal event (last-heard.ts), read together. */
+async function withLastHeard(s: ApiSettings, rows: FleetRow[]): Promise<FleetRow[]> {
+  return Promise.all(
+    rows.map(async (r) => (r.last_heartbeat === null && r.status === AgentStatus.Deregistered ? { ...r, last_heartbeat: await lastHeard(s.nc, s.prefix, s.stream, r.agent_type, s.historyTimeoutMs) } : r)),
+  );
 }
 
 const ok = (body: unknown): ApiReply => ({ status: 200, body });

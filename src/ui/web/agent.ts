@@ -7,7 +7,8 @@
 import type { AgentView, GetReply, InstanceView } from "../../protocol/messages.js";
 import type { GraphNeighbour, HistoryReply, NeighboursReply } from "../shared.js";
 import { ApiError, getJson, openEvents, revisionOf, type Context, type FeedEvent } from "./api.js";
-import { badge, duration, fill, h, tickTimes, time } from "./dom.js";
+import { absTime, badge, duration, fill, h, tickTimes, time } from "./dom.js";
+import { livenessOf } from "../liveness.js";
 import { eventLine } from "./event-line.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
@@ -54,11 +55,12 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
           ["Owner", a.owner_team],
           ["Tenant", a.tenant_scope ?? "shared"],
           ["Subject", a.nats_subject],
-          ["Registered", a.registered_at],
           ["Instances", String(a.instance_count)],
         ].flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
+        h("dt", {}, "Registered"),
+        h("dd", {}, absTime(a.registered_at)),
         h("dt", {}, "Last heartbeat"),
-        h("dd", {}, time(a.last_heartbeat, ctx.now())),
+        h("dd", { id: "last-heartbeat" }, time(a.last_heartbeat, ctx.now()), a.last_heartbeat ? " · " : null, a.last_heartbeat ? absTime(a.last_heartbeat) : null),
       ),
       shared
         ? h("p", { class: "links" }, h("a", { href: `${path}/agent-card.json` }, "A2A agent card"), " · ", h("a", { href: `${path}/toolspec.json` }, "MCP tool spec"))
@@ -76,6 +78,12 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
     return left > 0 ? `in ${duration(left)}` : "overdue";
   }
 
+  /** On time, late (missed one heartbeat) or critical (missed two), by the server's clock; static entries are always on time. */
+  function livenessCell(i: InstanceView): HTMLElement {
+    const l = i.instance_id === "static" ? "on_time" : livenessOf(ctx.now() - Date.parse(i.last_heartbeat), i.heartbeat_interval_ms);
+    return h("span", { class: `badge l-${l}` }, l.replace("_", " "));
+  }
+
   function renderInstances(a: AgentView): void {
     const now = ctx.now();
     fill(
@@ -89,7 +97,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
             h(
               "table",
               {},
-              h("thead", {}, h("tr", {}, ...["Instance", "Status", "Version", "Active tasks", "Last heartbeat", "Evicted"].map((c) => h("th", { scope: "col" }, c)))),
+              h("thead", {}, h("tr", {}, ...["Instance", "Status", "Liveness", "Version", "Active tasks", "Last heartbeat", "Heard at", "Evicted"].map((c) => h("th", { scope: "col" }, c)))),
               h(
                 "tbody",
                 {},
@@ -99,9 +107,11 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
                     { "data-instance": i.instance_id },
                     h("th", { scope: "row" }, i.instance_id),
                     h("td", { "data-col": "status" }, badge(i.status)),
+                    h("td", { "data-col": "liveness" }, livenessCell(i)),
                     h("td", {}, i.version),
                     h("td", { "data-col": "tasks" }, i.active_tasks),
                     h("td", {}, time(i.last_heartbeat, now)),
+                    h("td", { "data-col": "heard-at" }, absTime(i.last_heartbeat)),
                     h("td", { "data-col": "deadline", "data-deadline": String(deadline(i)) }, countdown(i)),
                   ),
                 ),
@@ -210,8 +220,10 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
   const tick = setInterval(() => {
     tickTimes(root, ctx.now());
     if (agent) for (const i of agent.instances) {
-      const cell = instances.querySelector(`tr[data-instance="${CSS.escape(i.instance_id)}"] td[data-col="deadline"]`);
+      const tr = instances.querySelector(`tr[data-instance="${CSS.escape(i.instance_id)}"]`);
+      const cell = tr?.querySelector('td[data-col="deadline"]');
       if (cell) cell.textContent = countdown(i);
+      tr?.querySelector('td[data-col="liveness"]')?.replaceChildren(livenessCell(i));
     }
   }, 1000);
   refresh();

@@ -1,4 +1,5 @@
 /** A few DOM helpers: elements from data, never from HTML strings (nothing is parsed as markup). */
+import { absolute } from "./time-zone.js";
 
 type Attr = string | number | boolean | null | undefined | ((e: Event) => void);
 export type Child = Node | string | number | null | undefined | false;
@@ -48,11 +49,17 @@ export function badge(status: string): HTMLElement {
   return h("span", { class: `badge s-${status.replace(/[^a-z_]/g, "")}` }, status);
 }
 
+/** How long ago, the absolute time on hover (local or UTC, time-zone.ts). */
 export function time(iso: string | null | undefined, now: number): HTMLElement {
-  return h("time", { datetime: iso ?? undefined, title: iso ?? undefined }, ago(iso, now));
+  return h("time", { class: "rel", datetime: iso ?? undefined, title: absolute(iso) || undefined }, ago(iso, now));
+}
+
+/** The absolute time itself, for a column of its own; "—" for none. */
+export function absTime(iso: string | null | undefined): HTMLElement {
+  return iso ? h("time", { class: "abs", datetime: iso, title: absolute(iso) }, absolute(iso)) : h("span", { class: "muted" }, "—");
 }
 
 /** Brings every relative time under `root` up to date, in place (focus and selection stay). */
 export function tickTimes(root: ParentNode, now: number): void {
-  for (const el of root.querySelectorAll<HTMLTimeElement>("time[datetime]")) el.textContent = ago(el.dateTime, now);
+  for (const el of root.querySelectorAll<HTMLTimeElement>("time.rel[datetime]")) el.textContent = ago(el.dateTime, now);
 }

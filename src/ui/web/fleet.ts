@@ -6,9 +6,10 @@
  */
 import type { FleetPage, FleetRow, SearchPage } from "../shared.js";
 import { getJson, openEvents, revisionOf, type Context } from "./api.js";
-import { badge, fill, h, tickTimes, time } from "./dom.js";
+import { absTime, badge, fill, h, tickTimes, time } from "./dom.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
+import { summaryStrip } from "./summary-strip.js";
 
 /** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
 const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
@@ -41,13 +42,14 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
     "table",
     { class: "fleet" },
     h("caption", { class: "sr-only" }, "Agent types"),
-    h("thead", {}, h("tr", {}, ...["Agent type", "Status", "Kind", "Version", "Ready / total", "Last heartbeat", "Tenant", "Owner"].map((c) => h("th", { scope: "col" }, c)))),
+    h("thead", {}, h("tr", {}, ...["Agent type", "Status", "Kind", "Version", "Ready / total", "Last heartbeat", "Heard at", "Tenant", "Owner"].map((c) => h("th", { scope: "col" }, c)))),
     body,
   );
   const prev = h("button", { type: "button", onclick: () => page(-1) }, "← Previous");
   const next = h("button", { type: "button", onclick: () => page(1) }, "Next →");
   const pager = h("nav", { class: "pager", "aria-label": "Pages" }, prev, next);
-  fill(root, h("h2", {}, "Fleet"), form, summary, h("div", { class: "scroll" }, table), pager);
+  const strip = summaryStrip();
+  fill(root, h("h2", {}, "Fleet"), strip.el, form, summary, h("div", { class: "scroll" }, table), pager);
 
   function render(): void {
     const now = ctx.now();
@@ -63,12 +65,13 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
           h("td", { "data-col": "version" }, r.version),
           h("td", { "data-col": "ready" }, `${r.ready} / ${r.instances}`),
           h("td", { "data-col": "heartbeat" }, time(r.last_heartbeat, now)),
+          h("td", { "data-col": "heard-at" }, absTime(r.last_heartbeat)),
           h("td", { "data-col": "tenant" }, r.tenant_scope ?? "shared"),
           h("td", { "data-col": "owner" }, r.owner_team),
         ),
       ),
     );
-    if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, state.q ? "Nothing matches." : "No agent types.")));
+    if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: 9, class: "muted" }, state.q ? "Nothing matches." : "No agent types.")));
     const pageNo = state.cursors.length;
     summary.textContent = state.q ? `${rows.length} agent types match “${state.q}”` : `Page ${pageNo}: ${rows.length} agent types`;
     prev.disabled = state.q !== "" || pageNo <= 1;
@@ -115,6 +118,7 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
     (e) => {
       minRevision = Math.max(minRevision, revisionOf(e) ?? 0);
       refresh();
+      strip.refresh();
     },
     setLive,
   );
@@ -123,5 +127,6 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
   return () => {
     events.close();
     clearInterval(tick);
+    strip.stop();
   };
 }

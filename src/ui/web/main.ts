@@ -8,6 +8,7 @@ import { mountAgent } from "./agent.js";
 import { fill, h } from "./dom.js";
 import { mountFeed } from "./feed.js";
 import { mountFleet } from "./fleet.js";
+import { mountZoneToggle } from "./time-zone.js";
 
 let unmount: (() => void) | null = null;
 
@@ -37,6 +38,7 @@ function route(ctx: Context): void {
 
 async function boot(): Promise<void> {
   const main = document.getElementById("main")!;
+  mountZoneToggle(document.getElementById("tz") as HTMLButtonElement);
   let ctx: Context;
   try {
     ctx = await loadContext();
