@@ -39,9 +39,25 @@ export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, 
     heartbeatEvents: config.heartbeatEvents,
     historyTimeoutMs: Math.min(2000, config.requestTimeoutMs),
     stream: config.eventsStream,
+    // One client per tenant asked for, kept: the page asks for few (a tenant name is checked first).
+    clientFor: tenantClients(client, (tenant) => new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs, tenant })),
     summary: fleetSummaries({ nc, prefix: config.prefix, stream: config.eventsStream, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
   };
   ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
   // Not a field named `token`: the loggers censor that whatever it holds, so "is one set?" would read "[Redacted]" either way.
   log.info({ path: "/ui/", auth: config.uiToken === undefined ? "off" : "token" }, "serving the web page");
+}
+
+/** At most MAX_TENANT_CLIENTS tenants' clients are kept; past that, one is built per request. */
+const MAX_TENANT_CLIENTS = 64;
+function tenantClients(shared: RegistryClient, build: (tenant: string) => RegistryClient): (tenant: string | undefined) => RegistryClient {
+  const kept = new Map<string, RegistryClient>();
+  return (tenant) => {
+    if (tenant === undefined) return shared;
+    const known = kept.get(tenant);
+    if (known) return known;
+    const client = build(tenant);
+    if (kept.size < MAX_TENANT_CLIENTS) kept.set(tenant, client);
+    return client;
+  };
 }

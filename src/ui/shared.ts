@@ -57,3 +57,13 @@ export type FleetSummary = {
   missed_heartbeats: number;
   now: string;
 };
+
+/** The dependency graph the page draws (/ui/api/graph): around `root`, or the whole fleet (or tenant) when it is null. */
+export type PageGraph = {
+  root: string | null;
+  tenant: string | null;
+  nodes: Array<{ id: string; kind: string; name: string; version: string; state: string }>;
+  edges: Array<{ from: string; to: string; capability: string | null }>;
+  problems: Array<{ severity: string; code: string; message: string; path: string }>;
+  revision: number;
+};

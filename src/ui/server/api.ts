@@ -12,6 +12,7 @@ import { AGENT_KINDS, type AgentKind } from "../../protocol/spec.js";
 import type { FleetRow, FleetSummary } from "../shared.js";
 import { requestHistory } from "./history.js";
 import { lastHeard } from "./last-heard.js";
+import { pageGraph } from "./graph-api.js";
 
 export type ApiSettings = {
   client: RegistryClient;
@@ -23,6 +24,8 @@ export type ApiSettings = {
   historyTimeoutMs: number;
   /** The events stream, read for deregistered agent types' last heartbeats. */
   stream: string;
+  /** The client for a tenant's view (`registry.tenant.<tenant>.<op>`), or the shared one for undefined. */
+  clientFor: (tenant: string | undefined) => RegistryClient;
   /** The fleet at a glance (fleet-summary.ts). */
   summary: () => Promise<FleetSummary>;
 };
@@ -61,6 +64,7 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     return ok({ version: s.version, prefix: s.prefix, missed_heartbeats: s.missedHeartbeats, heartbeat_events: s.heartbeatEvents, now: new Date().toISOString() });
   }
   if (route === "summary") return ok(await s.summary());
+  if (route === "graph") return ok(await pageGraph(s.clientFor, q, minRevision));
   if (route === "agents") {
     const req: ListRequest = { limit: intParam(q, "limit", 1, MAX_PAGE_SIZE) ?? PAGE_SIZE };
     const status = q.get("status");

@@ -1,6 +1,6 @@
 /**
  * The page's files, built by `npm run build` into dist/ui/public: read once into memory (a few
- * tens of kB), served with their content type, an ETag and the page's security headers.
+ * tens of kB, and the graph layout's 1.5 MB), served with their content type, an ETag and the page's security headers.
  */
 import { createHash } from "node:crypto";
 import { readFile, readdir } from "node:fs/promises";

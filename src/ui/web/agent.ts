@@ -10,6 +10,7 @@ import { ApiError, getJson, openEvents, revisionOf, type Context, type FeedEvent
 import { absTime, badge, duration, fill, h, tickTimes, time } from "./dom.js";
 import { livenessOf } from "../liveness.js";
 import { eventLine } from "./event-line.js";
+import { graphView } from "./graph-view.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 import { schemaView } from "./schema.js";
@@ -27,6 +28,11 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
   const capabilities = h("section", { id: "capabilities", "aria-labelledby": "h-capabilities" });
   const eventList = h("ol", { id: "agent-events", class: "events" });
   const graph = h("section", { id: "graph", "aria-labelledby": "h-graph" }, h("h3", { id: "h-graph" }, "Dependencies"));
+  // The picture of the same, two steps each way, live on a stream of its own: the agent's own stream
+  // carries its events only, and a dependency two steps away is another agent's.
+  const picture = graphView({ agent: agentType, depth: 2 }, "Dependency graph, two steps each way");
+  picture.el.id = "agent-graph";
+  picture.el.append(h("p", { class: "small" }, h("a", { href: `#/graph?agent=${encodeURIComponent(agentType)}&depth=4` }, "Open in the graph view")));
   const history = h("section", { id: "history", "aria-labelledby": "h-history" }, h("h3", { id: "h-history" }, "History"), h("p", { class: "muted" }, "Asking the audit mirror…"));
   fill(
     root,
@@ -36,6 +42,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
     instances,
     capabilities,
     graph,
+    picture.el,
     h("section", { "aria-labelledby": "h-recent" }, h("h3", { id: "h-recent" }, "Recent events"), eventList),
     history,
   );
@@ -230,6 +237,7 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
   void loadHistory();
   return () => {
     events.close();
+    picture.stop();
     clearInterval(tick);
   };
 }

@@ -8,6 +8,7 @@ import { mountAgent } from "./agent.js";
 import { fill, h } from "./dom.js";
 import { mountFeed } from "./feed.js";
 import { mountFleet } from "./fleet.js";
+import { mountGraph } from "./graph-page.js";
 import { mountZoneToggle } from "./time-zone.js";
 
 let unmount: (() => void) | null = null;
@@ -18,7 +19,7 @@ function route(ctx: Context): void {
   const [path = "/", qs = ""] = location.hash.replace(/^#/, "").split("?", 2);
   const params = new URLSearchParams(qs);
   const agent = /^\/agent\/(.+)$/.exec(path);
-  const view = agent ? "agent" : path === "/events" ? "events" : "fleet";
+  const view = agent ? "agent" : path === "/events" ? "events" : path === "/graph" ? "graph" : "fleet";
   for (const a of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
     if (a.dataset["nav"] === view) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -27,6 +28,9 @@ function route(ctx: Context): void {
     const agentType = decodeURIComponent(agent[1]!);
     document.title = `${agentType} · Agent registry`;
     unmount = mountAgent(main, ctx, agentType);
+  } else if (view === "graph") {
+    document.title = "Dependency graph · Agent registry";
+    unmount = mountGraph(main, ctx, params);
   } else if (view === "events") {
     document.title = "Events · Agent registry";
     unmount = mountFeed(main, ctx, params);
@@ -34,6 +38,11 @@ function route(ctx: Context): void {
     document.title = "Fleet · Agent registry";
     unmount = mountFleet(main, ctx, params);
   }
+}
+
+/** What decides whether the view is mounted again on a hash change: its path, or for the graph its whole query. */
+function mountKey(): string {
+  return location.hash.startsWith("#/graph") ? location.hash : (location.hash.split("?", 1)[0] ?? "");
 }
 
 async function boot(): Promise<void> {
@@ -48,15 +57,16 @@ async function boot(): Promise<void> {
   }
   let lastPath = "";
   window.addEventListener("hashchange", () => {
-    // A filter change rewrites the query part only: the view stays mounted.
-    const path = location.hash.split("?", 1)[0] ?? "";
+    // A filter change rewrites the query part only: the view stays mounted. The graph view's
+    // query is what it draws, so a new one mounts it again.
+    const path = mountKey();
     if (path !== lastPath) {
       lastPath = path;
       route(ctx);
       document.getElementById("main")?.focus();
     }
   });
-  lastPath = location.hash.split("?", 1)[0] ?? "";
+  lastPath = mountKey();
   route(ctx);
 }
 

@@ -1,0 +1,39 @@
+/**
+ * The graph's layout, by elkjs (the layered algorithm: dependencies flow left to right, edge
+ * crossings kept few). Bundled on its own into layout.js (src/ui/build-page.mjs) and loaded by
+ * the graph view only when a graph is drawn: elkjs is about 1.5 MB, the rest of the page 20 kB.
+ * It runs in the page's thread (elk.bundled.js, no worker: the page's CSP allows no worker).
+ */
+import ELK, { type ElkNode } from "elkjs/lib/elk.bundled.js";
+
+export type LaidNode = { id: string; x: number; y: number; width: number; height: number };
+export type LaidEdge = { id: string; points: Array<{ x: number; y: number }> };
+export type Laid = { width: number; height: number; nodes: LaidNode[]; edges: LaidEdge[] };
+
+const elk = new ELK();
+
+export async function layoutGraph(nodes: Array<{ id: string; width: number; height: number }>, edges: Array<{ id: string; from: string; to: string }>): Promise<Laid> {
+  const graph: ElkNode = {
+    id: "root",
+    layoutOptions: {
+      "elk.algorithm": "layered",
+      "elk.direction": "RIGHT",
+      "elk.spacing.nodeNode": "18",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "56",
+      "elk.edgeRouting": "POLYLINE",
+      "elk.padding": "[top=8,left=8,bottom=8,right=8]",
+    },
+    children: nodes.map((n) => ({ ...n })),
+    edges: edges.map((e) => ({ id: e.id, sources: [e.from], targets: [e.to] })),
+  };
+  const out = await elk.layout(graph);
+  return {
+    width: out.width ?? 0,
+    height: out.height ?? 0,
+    nodes: (out.children ?? []).map((c) => ({ id: c.id, x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? 0, height: c.height ?? 0 })),
+    edges: (out.edges ?? []).map((e) => {
+      const s = "sections" in e && Array.isArray(e.sections) ? e.sections[0] : undefined;
+      return { id: e.id, points: s ? [s.startPoint, ...(s.bendPoints ?? []), s.endPoint] : [] };
+    }),
+  };
+}
