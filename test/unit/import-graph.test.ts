@@ -86,12 +86,12 @@ describe("import graph", () => {
     expect([...files].filter((f) => /^src\/(service|adapters|start)\//.test(f) || f === "src/main.ts")).toEqual([]);
   });
 
-  it("the web page's browser code reaches only itself, src/ui/shared.ts, src/ui/liveness.ts and protocol types, and of packages only elkjs", () => {
+  it("the web page's browser code reaches only itself, src/ui/shared.ts, src/ui/liveness.ts and protocol types, and of packages only the two it bundles", () => {
     const { files, packages } = reach("src/ui/web/main.ts");
     expect(files.size).toBeGreaterThan(5);
     expect([...files].filter((f) => !f.startsWith("src/ui/web/") && f !== "src/ui/shared.ts" && f !== "src/ui/liveness.ts" && !f.startsWith("src/protocol/"))).toEqual([]);
-    // elkjs: the graph's layout, a devDependency esbuild bundles into layout.js, loaded on demand.
-    expect([...packages].filter((p) => p !== "elkjs")).toEqual([]);
+    // elkjs (the graph's layout, bundled into layout.js, loaded on demand) and uPlot (the charts): devDependencies esbuild bundles.
+    expect([...packages].filter((p) => p !== "elkjs" && p !== "uplot")).toEqual([]);
   });
 
   it("the discovery front reaches the SDK, the kit and the config tables, never the service or the adapters", () => {

@@ -65,6 +65,11 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
   }
   if (route === "summary") return ok(await s.summary());
   if (route === "graph") return ok(await pageGraph(s.clientFor, q, minRevision));
+  if (route === "mirror") {
+    // Whether an audit mirror answers (the charts' longer ranges need one): one event asked for, none relayed.
+    const page = await requestHistory(s.nc, s.prefix, { limit: 1 }, s.historyTimeoutMs);
+    return ok(page.available ? { available: true } : { available: false, reason: page.reason });
+  }
   if (route === "agents") {
     const req: ListRequest = { limit: intParam(q, "limit", 1, MAX_PAGE_SIZE) ?? PAGE_SIZE };
     const status = q.get("status");

@@ -13,7 +13,7 @@ const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 export async function requestHistory(
   nc: NatsConnection,
   prefix: string,
-  query: { agent_type: string; cursor?: string; limit: number },
+  query: { agent_type?: string; cursor?: string; limit: number },
   timeoutMs: number,
 ): Promise<HistoryPage> {
   let data: Uint8Array;

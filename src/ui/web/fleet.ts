@@ -10,6 +10,7 @@ import { absTime, badge, fill, h, tickTimes, time } from "./dom.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 import { summaryStrip } from "./summary-strip.js";
+import { charts } from "./charts.js";
 
 /** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
 const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
@@ -48,8 +49,9 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
   const prev = h("button", { type: "button", onclick: () => page(-1) }, "← Previous");
   const next = h("button", { type: "button", onclick: () => page(1) }, "Next →");
   const pager = h("nav", { class: "pager", "aria-label": "Pages" }, prev, next);
-  const strip = summaryStrip();
-  fill(root, h("h2", {}, "Fleet"), strip.el, form, summary, h("div", { class: "scroll" }, table), pager);
+  const chart = charts();
+  const strip = summaryStrip(chart.sample);
+  fill(root, h("h2", {}, "Fleet"), strip.el, chart.el, form, summary, h("div", { class: "scroll" }, table), pager);
 
   function render(): void {
     const now = ctx.now();
@@ -128,5 +130,6 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
     events.close();
     clearInterval(tick);
     strip.stop();
+    chart.stop();
   };
 }

@@ -14,7 +14,8 @@ const INSTANCE_STATES = ["ready", "registered", "draining"];
 
 export type SummaryStrip = { el: HTMLElement; refresh: () => void; stop: () => void };
 
-export function summaryStrip(): SummaryStrip {
+/** `onSummary` gets each summary read (the charts sample them). */
+export function summaryStrip(onSummary?: (s: FleetSummary) => void): SummaryStrip {
   const el = h("section", { id: "summary", class: "strip", "aria-label": "Fleet summary" }, h("p", { class: "muted" }, "Counting the fleet…"));
 
   const tile = (id: string, label: string, value: Node | string, cls = ""): HTMLElement =>
@@ -44,7 +45,9 @@ export function summaryStrip(): SummaryStrip {
 
   const refresh = coalesced(async () => {
     try {
-      render(await getJson<FleetSummary>("summary"));
+      const s = await getJson<FleetSummary>("summary");
+      render(s);
+      onSummary?.(s);
     } catch (e) {
       fill(el, h("p", { class: "error" }, `Could not read the fleet summary: ${(e as Error).message}`));
     }

@@ -1,0 +1,200 @@
+/**
+ * The chart strip of the fleet view, drawn by uPlot: registrations, deregistrations and
+ * evictions per minute over the last hour, counted from the events stream (the last hour
+ * replayed with ?since=1h, then live); live instances and agent types by status, sampled from
+ * each summary (summary-strip.ts) since the page opened. Longer ranges need the audit mirror;
+ * without one they show an empty, labelled state. Every chart's numbers are a table one click
+ * away.
+ */
+import uPlot from "uplot";
+import type { FleetSummary } from "../shared.js";
+import { EventType } from "../../protocol/events.js";
+import { getJson, openEvents } from "./api.js";
+import { fill, h } from "./dom.js";
+import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
+import { absolute, currentZone } from "./time-zone.js";
+
+/** Samples kept: two hours at one every 2 s. */
+const MAX_SAMPLES = 3600;
+const HEIGHT = 160;
+const INSTANCE_SERIES = ["ready", "registered", "draining", "late", "critical"] as const;
+const TYPE_SERIES = ["ready", "registered", "draining", "deregistered"] as const;
+const RANGES = [
+  { value: "1h", label: "Last hour" },
+  { value: "24h", label: "Last 24 hours" },
+  { value: "7d", label: "Last 7 days" },
+];
+
+export type Charts = { el: HTMLElement; sample: (s: FleetSummary) => void; stop: () => void };
+
+/** The page's colours (style.css), read when a chart is built: light or dark as the system is. */
+function colour(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
+}
+
+/** A sampled chart spans at least this much, so its first minutes do not read in fractions of a second. */
+const MIN_SPAN_S = 300;
+
+function chartOptions(title: string, width: number, series: Array<{ label: string; stroke: string }>): uPlot.Options {
+  const axis = { stroke: colour("--muted"), grid: { stroke: colour("--line"), width: 1 }, ticks: { stroke: colour("--line") } };
+  return {
+    title,
+    width,
+    height: HEIGHT,
+    // The axis in the zone the header's toggle chose (time-zone.ts), read at each redraw.
+    tzDate: (ts) => (currentZone() === "utc" ? uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") : new Date(ts * 1000)),
+    scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - MIN_SPAN_S), max] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    axes: [axis, { ...axis, size: 40 }],
+    series: [{ value: (_u, v) => (v === null ? "" : absolute(new Date(v * 1000).toISOString())) }, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, points: { show: false } }))],
+    legend: { live: false },
+    cursor: { show: false },
+  };
+}
+
+export function charts(): Charts {
+  const buckets = new MinuteBuckets();
+  const samples: { at: number[]; instances: number[][]; types: number[][] } = { at: [], instances: INSTANCE_SERIES.map(() => []), types: TYPE_SERIES.map(() => []) };
+  const seen = new Set<number>();
+  const plots: { rates?: uPlot; instances?: uPlot; types?: uPlot } = {};
+  let asTable = false;
+  let range = "1h";
+
+  const boxes = { rates: h("div", { class: "chart", "data-chart": "rates" }), instances: h("div", { class: "chart", "data-chart": "instances" }), types: h("div", { class: "chart", "data-chart": "types" }) };
+  const pictures = h("div", { class: "charts-row" }, boxes.rates, boxes.instances, boxes.types);
+  const table = h("div", { class: "scroll charts-table", hidden: true });
+  const longer = h("p", { class: "chart-empty", hidden: true, role: "status" });
+  const toggle = h("button", { type: "button", class: "charts-toggle", "aria-pressed": "false", onclick: () => ((asTable = !asTable), draw()) }, "Show as a table");
+  const rangeSelect = h("select", { id: "c-range", onchange: () => void chooseRange(rangeSelect.value) }, ...RANGES.map((r) => h("option", { value: r.value }, r.label)));
+  const el = h(
+    "section",
+    { id: "charts", "aria-labelledby": "h-charts" },
+    h("h3", { id: "h-charts", class: "sr-only" }, "The fleet over time"),
+    h("div", { class: "graph-bar" }, h("label", { for: "c-range" }, "Range"), rangeSelect, toggle),
+    longer,
+    pictures,
+    table,
+  );
+
+  async function chooseRange(value: string): Promise<void> {
+    range = value;
+    if (value === "1h") return draw();
+    fill(longer, "Asking for the audit mirror…");
+    draw();
+    const mirror = await getJson<{ available: boolean; reason?: string }>("mirror").catch((e: Error) => ({ available: false, reason: e.message }));
+    if (range !== value) return;
+    longer.textContent = mirror.available
+      ? `No chart for this range yet: an audit mirror runs, but the page does not read its longer ranges yet. The last hour is shown from the events stream.`
+      : `No data for this range: ${mirror.reason ?? "no audit mirror running"}. Longer ranges come from the audit mirror (agent-registry audit); the last hour comes from the events stream.`;
+  }
+
+  function rateSeries(): MinuteSeries {
+    return buckets.series(Date.now());
+  }
+
+  function draw(): void {
+    toggle.textContent = asTable ? "Show as charts" : "Show as a table";
+    toggle.setAttribute("aria-pressed", String(asTable));
+    const longRange = range !== "1h";
+    longer.hidden = !longRange;
+    pictures.hidden = asTable || longRange;
+    table.hidden = !asTable || longRange;
+    const r = rateSeries();
+    if (asTable) return drawTable(r);
+    if (longRange) return;
+    // Three abreast on a wide screen (12 px gaps, 10 px of border and padding each), one a row on a phone.
+    const width = Math.max(260, Math.floor(((el.clientWidth || 900) - 24) / 3) - 10);
+    const rates: uPlot.AlignedData = [r.minutes, r.registrations, r.deregistrations, r.evictions];
+    if (!plots.rates) {
+      plots.rates = new uPlot(chartOptions("Registrations, deregistrations, evictions per minute", width, [
+        { label: "registrations", stroke: colour("--ok-fg") },
+        { label: "deregistrations", stroke: colour("--info-fg") },
+        { label: "evictions", stroke: colour("--bad-fg") },
+      ]), rates, boxes.rates);
+    } else plots.rates.setData(rates);
+    if (samples.at.length === 0) return;
+    const inst: uPlot.AlignedData = [samples.at, ...samples.instances];
+    const types: uPlot.AlignedData = [samples.at, ...samples.types];
+    const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
+    if (!plots.instances) plots.instances = new uPlot(chartOptions("Live instances by status", width, INSTANCE_SERIES.map((s) => ({ label: s, stroke: tone[s]! }))), inst, boxes.instances);
+    else plots.instances.setData(inst);
+    if (!plots.types) plots.types = new uPlot(chartOptions("Agent types by status", width, TYPE_SERIES.map((s) => ({ label: s, stroke: tone[s]! }))), types, boxes.types);
+    else plots.types.setData(types);
+  }
+
+  function drawTable(r: MinuteSeries): void {
+    const last = samples.at.length - 1;
+    const rows = r.minutes.map((m, i) => [m, r.registrations[i] ?? 0, r.deregistrations[i] ?? 0, r.evictions[i] ?? 0] as const).filter(([, a, b]) => a + b > 0);
+    fill(
+      table,
+      h(
+        "table",
+        { id: "rates-table" },
+        h("caption", {}, "Per minute, last hour (minutes with any)"),
+        h("thead", {}, h("tr", {}, ...["Minute", "Registrations", "Deregistrations", "Evictions"].map((c) => h("th", { scope: "col" }, c)))),
+        h(
+          "tbody",
+          {},
+          ...rows.reverse().map(([m, a, b, c]) => h("tr", {}, h("th", { scope: "row" }, absolute(new Date(m * 1000).toISOString())), h("td", { "data-col": "registrations" }, a), h("td", { "data-col": "deregistrations" }, b), h("td", { "data-col": "evictions" }, c))),
+        ),
+      ),
+      rows.length === 0 ? h("p", { class: "muted" }, "No registration or deregistration in the last hour.") : null,
+      last < 0
+        ? null
+        : h(
+            "div",
+            { id: "counts-table" },
+            countsTable(`Live instances now (${absolute(new Date(samples.at[last]! * 1000).toISOString())})`, "instances", INSTANCE_SERIES, samples.instances, last),
+            countsTable("Agent types now", "types", TYPE_SERIES, samples.types, last),
+          ),
+    );
+  }
+
+  function countsTable(caption: string, key: string, names: readonly string[], series: number[][], at: number): HTMLElement {
+    return h(
+      "table",
+      {},
+      h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, ...names.map((n) => h("th", { scope: "col" }, n)))),
+      h("tbody", {}, h("tr", {}, ...names.map((n, i) => h("td", { "data-col": `${key}-${n}` }, series[i]![at]!)))),
+    );
+  }
+
+  function sample(s: FleetSummary): void {
+    samples.at.push(Date.parse(s.now) / 1000);
+    INSTANCE_SERIES.forEach((k, i) => samples.instances[i]!.push(k === "late" ? s.instances.late : k === "critical" ? s.instances.critical : (s.instances.by_status[k] ?? 0)));
+    TYPE_SERIES.forEach((k, i) => samples.types[i]!.push(s.agent_types[k] ?? 0));
+    if (samples.at.length > MAX_SAMPLES) {
+      samples.at.shift();
+      for (const a of [...samples.instances, ...samples.types]) a.shift();
+    }
+    draw();
+  }
+
+  // The last hour replayed, then each new one; deduplicated by stream sequence across reconnects.
+  const events = openEvents({ since: "1h", types: [EventType.AgentRegistered, EventType.AgentDeregistered].join(",") }, (e) => {
+    if (e.seq !== null) {
+      if (seen.has(e.seq)) return;
+      seen.add(e.seq);
+      if (seen.size > 100_000) seen.clear();
+    }
+    buckets.add(e);
+    drawSoon();
+  });
+  // A replay of thousands of events draws once, not once each.
+  let pending = false;
+  function drawSoon(): void {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => ((pending = false), draw()), 250);
+  }
+  const minuteTimer = setInterval(draw, 30_000); // the hour moves on even with no events
+  return {
+    el,
+    sample,
+    stop: () => {
+      events.close();
+      clearInterval(minuteTimer);
+      for (const p of Object.values(plots)) p?.destroy();
+    },
+  };
+}
