@@ -82,9 +82,20 @@ describe("every event type has a readable line", () => {
     for (const words of says) expect(detail).toContain(words);
   });
 
-  it("a type the protocol does not name still shows its data, cut short, and data left out of a history page shows nothing", () => {
-    expect(eventDetail({ type: "example.other", data: { a: 1 } })).toBe('{"a":1}');
-    expect(eventDetail({ type: "constructor", data: { a: 1 } })).toBe('{"a":1}');
+  it("a type the protocol does not name shows its fields in words, never JSON, and data left out of a history page shows nothing", () => {
+    expect(eventDetail({ type: "example.other", data: { a: 1 } })).toBe("a 1");
+    expect(eventDetail({ type: "constructor", data: { a: 1 } })).toBe("a 1");
+    // An approval event, as a newer registry might publish it: agent_type is the line's subject, revision noise.
+    const approval = { agent_type: "pg-api", instance_id: "i1", approved_by: "ops", reasons: ["signed", "reviewed"], card: { name: "x", skills: [] }, revision: 9 };
+    const detail = eventDetail({ type: "registry.agent.approved", data: approval });
+    expect(detail).toBe("instance id i1, approved by ops, reasons signed, reviewed, card 2 fields");
+    expect(detail).not.toMatch(/[{}"]/);
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, "x".repeat(200)]));
+    const long = eventDetail({ type: "example.many", data: many });
+    expect(long).toMatch(/, and 4 more fields$/);
+    expect(long).toContain(`f0 ${"x".repeat(80)}…`);
+    expect(eventDetail({ type: "example.empty", data: {} })).toBe("(no details)");
+    expect(eventDetail({ type: "example.list", data: [1, 2] })).toBe("(no data)");
     expect(eventDetail({ type: "registry.agent.registered" })).toBe("(no data)");
   });
 });

@@ -1,6 +1,7 @@
 /** The page's reads: JSON from /ui/api (the registry's own queries) and the /ui/events stream. */
-import { EVENT_TYPES, EventType } from "../../protocol/events.js";
+import { EventType } from "../../protocol/events.js";
 import type { UiInfo } from "../shared.js";
+import { readEvents, type EventStream } from "./event-stream.js";
 
 export class ApiError extends Error {
   constructor(
@@ -25,24 +26,24 @@ export async function getJson<T>(path: string, params: Record<string, string | n
 export type FeedEvent = { seq: number | null; type: string; time: string; subject: string; data: Record<string, unknown> };
 
 /**
- * Opens /ui/events with `params`; calls `onEvent` for each event and `onState` when the
- * connection opens or drops (the browser reconnects by itself, resuming with Last-Event-ID).
+ * Opens /ui/events with `params`; calls `onEvent` for each event, of whatever type (event-stream.ts
+ * explains why not EventSource), and `onState` when the connection opens or drops (it is made
+ * again by itself, resuming after the last stored event seen).
  */
-export function openEvents(params: Record<string, string>, onEvent: (e: FeedEvent) => void, onState?: (open: boolean) => void): EventSource {
-  const source = new EventSource(`events?${new URLSearchParams(params).toString()}`);
-  const listener = (m: MessageEvent<string>): void => {
-    try {
-      const e = JSON.parse(m.data) as Omit<FeedEvent, "seq">;
-      onEvent({ ...e, seq: m.lastEventId && m.type !== EventType.AgentHeartbeat ? Number(m.lastEventId) : null });
-    } catch {
-      // not an event of ours: ignored
-    }
-  };
-  // EventSource drops a named event nobody listens to: one listener for every type the protocol has.
-  for (const t of EVENT_TYPES) source.addEventListener(t, listener as EventListener);
-  source.onopen = () => onState?.(true);
-  source.onerror = () => onState?.(false);
-  return source;
+export function openEvents(params: Record<string, string>, onEvent: (e: FeedEvent) => void, onState?: (open: boolean) => void): EventStream {
+  return readEvents(
+    `events?${new URLSearchParams(params).toString()}`,
+    (m) => {
+      try {
+        const e = JSON.parse(m.data) as Omit<FeedEvent, "seq">;
+        if (typeof e !== "object" || e === null || typeof e.type !== "string") return;
+        onEvent({ ...e, data: typeof e.data === "object" && e.data !== null ? e.data : {}, seq: m.id && m.type !== EventType.AgentHeartbeat ? Number(m.id) : null });
+      } catch {
+        // not an event of ours: ignored
+      }
+    },
+    onState,
+  );
 }
 
 /** The registry's settings the page needs, and the offset of the server's clock from ours. */

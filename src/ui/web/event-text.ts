@@ -27,11 +27,36 @@ const DETAIL: Record<EventType, (d: Fields) => string> = {
   [EventType.AuditGapAlert]: (d) => `${v(d, "missing")} events of ${v(d, "stream")} never mirrored (#${v(d, "first_seq")} to #${v(d, "last_seq")})`,
 };
 
+/** Fields named by the line's other parts (the subject) or of no use to a reader. */
+const SKIPPED = new Set(["agent_type", "revision"]);
+const MAX_FIELDS = 8;
+const MAX_VALUE_CHARS = 80;
+
+/** A value as words: scalars as they are, a list by its items (or how many), an object by how many fields it has. */
+function valueWords(value: unknown): string {
+  if (value === null || value === undefined) return "none";
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.every((x) => typeof x !== "object" || x === null) ? value.slice(0, 5).map(String).join(", ") + (value.length > 5 ? `, … (${value.length})` : "") : `${value.length} items`;
+  if (typeof value === "object") return `${Object.keys(value).length} fields`;
+  const text = String(value);
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text;
+}
+
 /**
- * The fields worth a glance; an event of a type the protocol does not name shows its data, cut
- * short. A history page leaves out the data of an event too large for it (`data_omitted`).
+ * An event of a type this page does not know (a newer registry's, an approval, another
+ * publisher's alert): its fields as "name value" pairs in words, never its JSON.
+ */
+export function fieldWords(data: Fields, limit = MAX_FIELDS): string {
+  const entries = Object.entries(data).filter(([k]) => !SKIPPED.has(k));
+  if (entries.length === 0) return "(no details)";
+  const shown = entries.slice(0, limit).map(([k, v]) => `${words(k)} ${valueWords(v)}`);
+  return shown.join(", ") + (entries.length > limit ? `, and ${entries.length - limit} more fields` : "");
+}
+
+/**
+ * The fields worth a glance; an event of a type the protocol does not name shows its fields in
+ * words (fieldWords). A history page leaves out the data of an event too large for it (`data_omitted`).
  */
 export function eventDetail(e: { type: string; data?: unknown }): string {
-  if (typeof e.data !== "object" || e.data === null) return "(no data)";
-  return Object.hasOwn(DETAIL, e.type) ? DETAIL[e.type as EventType](e.data as Fields) : JSON.stringify(e.data).slice(0, 200);
+  if (typeof e.data !== "object" || e.data === null || Array.isArray(e.data)) return "(no data)";
+  return Object.hasOwn(DETAIL, e.type) ? DETAIL[e.type as EventType](e.data as Fields) : fieldWords(e.data as Fields);
 }
