@@ -2,7 +2,8 @@
  * Every event type readable on the page, in a real browser (Debian's Chromium through
  * playwright-core): an event of a type the page was not built with (here an alert a newer
  * replica could publish) reaches the event feed live and reads as a line of words, as the
- * protocol's own types do, never as JSON. Screenshots go to .ci/out/.
+ * protocol's own types do, never as JSON; the stream, read with fetch, reconnects by itself when
+ * the registry restarts and resumes after the last event it saw. Screenshots go to .ci/out/.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -70,4 +71,24 @@ it("shows an event of a type it does not know, live, as a line of words", { time
   expect(await page.locator(line).textContent()).not.toMatch(/[{}"]/);
   expect(await page.locator(line).getAttribute("title")).not.toMatch(/[{}"]/);
   await page.screenshot({ path: `${OUT}ui-events-unknown-type.png` });
+});
+
+it("reconnects when the registry restarts, and resumes after the last event it saw", { timeout: 60_000 }, async () => {
+  await page.goto(`${base}/ui/#/events`);
+  await waitFor(async () => (await page.locator("#live").textContent()) === "live", { message: "the stream is open" });
+  const before = await page.locator("#feed li").count();
+  expect(before).toBeGreaterThan(0);
+  const config = configOf(reg);
+  const port = reg.httpPort!;
+  await reg.stop();
+  await waitFor(async () => (await page.locator("#live").textContent()) === "reconnecting…", { message: "the page says it lost the stream" });
+  // The same replica again, on the same port, bucket and stream.
+  reg = await startRegistry(server.url, {}, { ...config, httpPort: port });
+  await waitFor(() => reg.isEvictor, { message: "the restarted replica publishes events" });
+  await waitFor(async () => (await page.locator("#live").textContent()) === "live", { timeoutMs: 15_000, message: "the page reconnected" });
+  await client.register({ spec: spec("ev-after") as any, instance_id: "a1", status: "ready", heartbeat_interval_ms: 600_000 });
+  await waitFor(async () => (await page.locator('#feed li[data-subject="ev-after"]').count()) > 0, { timeoutMs: 10_000, message: "an event after the restart arrives" });
+  // Resumed after the last event seen: nothing seen before came again.
+  const seqs = await page.locator("#feed li[data-seq]").evaluateAll((lis) => lis.map((li) => li.getAttribute("data-seq")));
+  expect(new Set(seqs).size).toBe(seqs.length);
 });

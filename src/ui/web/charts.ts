@@ -111,7 +111,8 @@ export function charts(): Charts {
         { label: "evictions", stroke: colour("--bad-fg") },
       ]), rates, boxes.rates);
     } else plots.rates.setData(rates);
-    if (samples.at.length === 0) return;
+    // A line needs two points: one sample alone would draw nothing on a meaningless time axis.
+    if (samples.at.length < 2) return;
     const inst: uPlot.AlignedData = [samples.at, ...samples.instances];
     const types: uPlot.AlignedData = [samples.at, ...samples.types];
     const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
