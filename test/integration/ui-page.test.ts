@@ -198,9 +198,12 @@ it("feeds events live, filtered by type and agent, and holds them while scrolled
   expect(await page.locator("#feed li[data-subject='pg-zeta']").count()).toBeGreaterThan(0);
 
   // The whole fleet, gone ones included: the picture docs/ui.png is taken from.
-  await page.setViewportSize({ width: 1280, height: 560 });
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${base}/ui/#/?status=all`);
   await until(row("pg-beta", "status"), (t) => t === "deregistered", "the fleet with every status");
+  // The summary strip and the three charts drawn, as an operator sees them once the page settled.
+  await until('[data-tile="instances"] .tile-value', (t) => t !== null, "the summary strip");
+  await waitFor(async () => (await page.locator(".chart canvas").count()) === 3, { message: "the three charts" });
   await page.screenshot({ path: `${OUT}ui-fleet-all.png` });
 });
 
