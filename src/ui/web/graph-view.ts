@@ -3,8 +3,8 @@
  * as a table of the same nodes and edges. Nodes are coloured by state (live, registered,
  * deregistered, missing, version mismatch), with a legend; missing and deregistered ones are
  * drawn dashed, and so are the edges to them. Each node that names an agent type is a link to
- * it. A graph of more than MAX_DRAWN nodes is not drawn (the table still lists it): the picture
- * is for a neighbourhood, an agent type's or a tenant's.
+ * it. A graph of more than MAX_DRAWN nodes is not drawn (the table still lists it): a larger
+ * fleet is drawn by neighbourhood, an agent type's or a tenant's.
  */
 import type { PageGraph } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
@@ -12,7 +12,8 @@ import { agentOf, getJson, openEvents, revisionOf } from "./api.js";
 import { badge, fill, h } from "./dom.js";
 import { coalesced } from "./refresh.js";
 
-export const MAX_DRAWN = 400;
+/** The most nodes drawn: a layout of more would hold the page for seconds (layout.ts); a larger fleet is shown by tenant or neighbourhood. */
+export const MAX_DRAWN = 2000;
 const SVG = "http://www.w3.org/2000/svg";
 const NODE_HEIGHT = 40;
 const STATES = ["live", "registered", "version_mismatch", "deregistered", "missing"];
@@ -32,8 +33,8 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 
 const label = (n: PageGraph["nodes"][number]): string => `${n.name}@${n.version}`;
 const detail = (n: PageGraph["nodes"][number]): string => `${n.kind} · ${n.state.replace("_", " ")}`;
-/** Node width from its longest line: the system font's average advance at 12 px is about 7 px. */
-const widthOf = (n: PageGraph["nodes"][number]): number => Math.max(label(n).length * 7.4, detail(n).length * 6.4) + 20;
+/** Node width from its longest line: the system font's advance at 12 px is about 8 px bold (the name), 6.5 px regular. */
+const widthOf = (n: PageGraph["nodes"][number]): number => Math.max(label(n).length * 8, detail(n).length * 6.5) + 20;
 
 /**
  * The graph of `query`, kept live by an event stream of its own (GRAPH_EVENTS only): redrawn
@@ -106,19 +107,21 @@ export function graphView(query: GraphQuery, heading: string, onState?: (open: b
       return;
     }
     const { layoutGraph } = await import("./layout.js");
-    const edges = g.edges.map((e, i) => ({ id: `e${i}`, from: e.from, to: e.to }));
+    const byId = new Map(g.nodes.map((n) => [n.id, n]));
+    // An edge to a node the reply left out (a graph cut to fit) cannot be laid out.
+    const edges = g.edges.map((e, i) => ({ id: `e${i}`, from: e.from, to: e.to })).filter((e) => byId.has(e.from) && byId.has(e.to));
+    const targetOf = new Map(edges.map((e) => [e.id, e.to]));
     const laid = await layoutGraph(
       g.nodes.map((n) => ({ id: n.id, width: widthOf(n), height: NODE_HEIGHT })),
-      edges.filter((e) => g.nodes.some((n) => n.id === e.from) && g.nodes.some((n) => n.id === e.to)),
+      edges,
     );
-    const byId = new Map(g.nodes.map((n) => [n.id, n]));
     const drawn = svg(
       "svg",
       { width: Math.ceil(laid.width), height: Math.ceil(laid.height), viewBox: `0 0 ${Math.ceil(laid.width)} ${Math.ceil(laid.height)}`, role: "img", "aria-label": `Dependency graph, ${g.nodes.length} nodes: the table alternative is one click away` },
       svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "ge-head" }))),
     );
     for (const e of laid.edges) {
-      const target = byId.get(edges.find((x) => x.id === e.id)?.to ?? "");
+      const target = byId.get(targetOf.get(e.id) ?? "");
       const broken = target !== undefined && (target.state === "missing" || target.state === "deregistered");
       if (e.points.length > 1) drawn.append(svg("path", { d: e.points.map((p, i) => `${i === 0 ? "M" : "L"} ${p.x} ${p.y}`).join(" "), class: broken ? "ge ge-broken" : "ge", "marker-end": "url(#arrow)" }));
     }
