@@ -158,6 +158,41 @@ describe("the JSON API", () => {
     expect(lib.dependents.map((n: any) => n.name)).toEqual(["ui-app"]);
   });
 
+  it("draws from /ui/api/graph: both ways around an agent, the whole fleet, a tenant's view, and refuses bad input", async () => {
+    await client.register({ spec: spec("ui-base") as any, instance_id: "b1", status: "ready" });
+    await client.register({ spec: spec("ui-mid", { depends: [{ type: "agent", name: "ui-base", version: "1.0.0" }] }) as any, instance_id: "m1", status: "ready" });
+    await client.register({ spec: spec("ui-top", { depends: [{ type: "agent", name: "ui-mid", version: "1.0.0" }, { type: "agent", name: "ui-none", version: "1.0.0" }] }) as any, instance_id: "t1", status: "ready" });
+    const around = await body(await fetch(`${base}/ui/api/graph?agent=ui-mid&depth=1`, { headers: auth }));
+    expect(around.root).toBe("ui-mid");
+    expect(around.nodes.map((n: any) => n.name).sort()).toEqual(["ui-base", "ui-mid", "ui-top"]);
+    expect(around.edges).toEqual(expect.arrayContaining([{ from: "agent:ui-top@1.0.0", to: "agent:ui-mid@1.0.0", capability: null }, { from: "agent:ui-mid@1.0.0", to: "agent:ui-base@1.0.0", capability: null }]));
+    const deeper = await body(await fetch(`${base}/ui/api/graph?agent=ui-mid`, { headers: auth }));
+    expect(deeper.nodes.length).toBe(3); // two steps: ui-top's own dependencies are not ui-mid's neighbourhood
+    const fleet = await body(await fetch(`${base}/ui/api/graph`, { headers: auth }));
+    expect(fleet.root).toBeNull();
+    expect(fleet.nodes.find((n: any) => n.name === "ui-none")?.state).toBe("missing");
+    const tenant = await body(await fetch(`${base}/ui/api/graph?tenant=acme`, { headers: auth }));
+    expect(tenant.tenant).toBe("acme");
+    for (const q of ["depth=0", "depth=17", "depth=x", "agent=NOT%20A%20TYPE", "tenant=Bad!"]) {
+      const res = await fetch(`${base}/ui/api/graph?${q}`, { headers: auth });
+      expect(res.status, q).toBe(400);
+      expect((await body(res)).error.code, q).toBe("invalid_request");
+    }
+  });
+
+  it("sums the fleet up at /ui/api/summary and says whether an audit mirror answers at /ui/api/mirror", async () => {
+    const s = await body(await fetch(`${base}/ui/api/summary`, { headers: auth }));
+    expect(s.instances.total).toBeGreaterThan(0);
+    expect(s.instances).toMatchObject({ late: 0, critical: 0 });
+    expect(s.self_preservation).toEqual({ active: false, since: "", overdue: 0, live: 0 });
+    expect(s.evictor).toBe(reg.replicaName);
+    expect(s.replicas).toHaveLength(1);
+    expect(s.nats_server).toBe(nc.info?.version);
+    expect(s.missed_heartbeats).toBe(configOf(reg).missedHeartbeats);
+    expect(await body(await fetch(`${base}/ui/api/mirror`, { headers: auth }))).toEqual({ available: false, reason: "no audit mirror running" });
+    expect((await fetch(`${base}/ui/api/summary`)).status).toBe(401); // behind the token like the rest
+  });
+
   it("says when no audit mirror runs, and relays a mirror's history when one does", async () => {
     const none = await body(await fetch(`${base}/ui/api/agents/ui-alpha/history`, { headers: auth }));
     expect(none).toEqual({ available: false, reason: "no audit mirror running" });
