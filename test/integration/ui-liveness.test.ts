@@ -132,3 +132,25 @@ it("shows absolute times in local time or UTC, and remembers the choice", async 
   await shot("fleet-strip");
   await page.click("#tz");
 });
+
+it("says on the summary strip when self-preservation has paused eviction", { timeout: 90_000 }, async () => {
+  // A registry of its own that pauses evictions when more than half the live instances are overdue.
+  const guarded = await startRegistry(server.url, { selfPreservationRatio: 0.5 });
+  try {
+    await waitFor(() => guarded.isEvictor, { message: "the second registry evicts" });
+    const c = new RegistryClient(nc, { prefix: configOf(guarded).prefix });
+    // Self-preservation counts from ten live instances: four heartbeat-free for the test's length, six that stop.
+    for (let i = 0; i < 4; i++) await c.register({ spec: spec("sp-keep") as any, instance_id: `k${i}`, status: "ready", heartbeat_interval_ms: LONG });
+    for (let i = 0; i < 6; i++) await c.register({ spec: spec("sp-quiet") as any, instance_id: `q${i}`, status: "ready", heartbeat_interval_ms: INTERVAL });
+    await page.goto(`http://127.0.0.1:${guarded.httpPort}/ui/#/`);
+    // Six of ten silent: over the ratio, so the evictor holds them and says so.
+    await until(tile("eviction"), (t) => t?.startsWith("paused by self-preservation since") ?? false, "the strip says eviction is paused", 30_000);
+    expect(await text(tile("eviction"))).toMatch(/\(\d+ of 10 overdue\)$/);
+    expect(await page.locator('[data-tile="eviction"]').getAttribute("class")).toContain("t-critical");
+    await until(tile("critical"), (t) => t === "6", "the six silent instances stay, critical, not evicted");
+    expect(await text(tile("instances"))).toMatch(/^10 /);
+    await shot("strip-self-preservation");
+  } finally {
+    await guarded.stop();
+  }
+});
