@@ -15,9 +15,14 @@ async function bundle(entry, extra = {}) {
   return result.outputFiles[0].contents;
 }
 
+// uPlot's MIT notice is not a comment esbuild keeps (no /*! or @license), so app.js carries it
+// as a banner, read from the installed package's LICENSE, which the notice asks to go along.
+const uplotLicence = (await readFile(fileURLToPath(new URL("../../node_modules/uplot/LICENSE", import.meta.url)), "utf8")).trim();
+const uplotBanner = `/*! uPlot (bundled charts): ${uplotLicence.replace(/\*\//g, "* /")} */`;
+
 const files = {
   // layout.js (elkjs) is its own bundle, imported by app.js only when a graph is drawn.
-  "app.js": await bundle("main.ts", { format: "esm", external: ["./layout.js"] }),
+  "app.js": await bundle("main.ts", { format: "esm", external: ["./layout.js"], banner: { js: uplotBanner } }),
   // elkjs's licence notice (EPL-2.0) is kept at the end of its bundle.
   "layout.js": await bundle("layout.ts", { format: "esm", legalComments: "eof" }),
   "style.css": await bundle("style.css"),
