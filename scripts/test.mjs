@@ -11,6 +11,7 @@
 // CLIENT_REPORTS=<prefix> asks the clients for machine-readable reports, for CI's totals:
 // <prefix>-python.xml (JUnit) and <prefix>-go.json (go test -json).
 import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -65,7 +66,8 @@ if (clients.length > 0) {
       continue;
     }
     const env = { ...process.env };
-    if (process.env.CLIENT_REPORTS) env[client.reportEnv] = `${process.env.CLIENT_REPORTS}${client.reportSuffix}`;
+    // Absolute: each client's check.sh runs from its own folder.
+    if (process.env.CLIENT_REPORTS) env[client.reportEnv] = resolve(root, `${process.env.CLIENT_REPORTS}${client.reportSuffix}`);
     results.push(run(client.label, "bash", [client.script], env));
   }
 }
