@@ -60,7 +60,7 @@ export class PooledPayloadChecks implements PayloadChecks {
 
 /**
  * Validates on the caller's thread: unit tests and benches of the query service. The service
- * itself always checks in workers (start/steps.ts startPayloadChecks).
+ * itself always checks in workers (start/checks.ts startPayloadChecks).
  */
 export class InlinePayloadChecks implements PayloadChecks {
   private readonly checker = new PayloadChecker();

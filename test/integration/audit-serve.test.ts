@@ -1,5 +1,5 @@
 /**
- * `serve` with DATABASE_URL runs the audit mirror beside the API (start/steps.ts serveAudit):
+ * `serve` with DATABASE_URL runs the audit mirror beside the API (start/audit.ts serveAudit):
  * events are mirrored, `history` is answered, the metrics are on the replica's /metrics, the
  * password stays out of the log, and without the variable nothing of it starts.
  */

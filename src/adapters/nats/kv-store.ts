@@ -77,7 +77,7 @@ export function openWatchHandle(nc: NatsConnection, bucket: string, timeoutMs: n
 
 /**
  * Writes to the bucket (opened, not created) through a connection other than the main one: the
- * evictor lease's, whose renewals must not wait behind the API's traffic (start/steps.ts,
+ * evictor lease's, whose renewals must not wait behind the API's traffic (start/stores.ts,
  * openLeaseStore). Reads and watches stay with the main store.
  */
 export async function openBucketWriter(nc: NatsConnection, bucket: string, timeoutMs: number): Promise<StoreWriter> {

@@ -1,0 +1,196 @@
+/**
+ * The use cases built and wired to each other, then the view loaded and the heard-heartbeat fan-
+ * out started.
+ */
+import type { SchemaChecks } from "../domain/spec/validation.js";
+import { TypeBudgets } from "../domain/rate-limit.js";
+import { EventType } from "../protocol/events.js";
+import { type PayloadChecks } from "../service/payload-checks.js";
+import { ViewFeed } from "../service/view-feed.js";
+import { Registrar } from "../service/registrar.js";
+import { SchemaRegistrar } from "../service/schema-registrar.js";
+import { QueryService } from "../service/queries.js";
+import { DEFAULT_MAX_PAYLOAD } from "../kit/nats-limits.js";
+import type { EventPublisher } from "../service/event-publisher.js";
+import { EvictorLease, readPublishedThrough } from "../service/evictor-lease.js";
+import { Evictor, stallThresholdMs } from "../service/evictor.js";
+import { type FileWarnings } from "../service/static-registry.js";
+import { LEASE_KEY } from "../domain/model/records.js";
+import type { StoreWriter } from "../domain/ports.js";
+import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
+import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
+import { TrustGate } from "../service/trust-gate.js";
+import { TrustRoots } from "../domain/trust/trust-roots.js";
+import { untilAborted, type StartContext, type Nats, type Stores, type UseCases } from "./context.js";
+
+/** How long a dependency check waits for the view to apply the graph key's revision before answering 503. */
+const VIEW_AT_MS = 2000;
+
+/** Builds the use cases and wires them to each other; nothing starts yet. */
+export function buildUseCases(
+  ctx: StartContext,
+  nats: Nats,
+  { store, events }: Stores,
+  leaseStore: StoreWriter,
+  publisher: EventPublisher,
+  checker: SchemaChecks,
+  payloads: PayloadChecks,
+  trustRoots: TrustRoots = TrustRoots.none,
+): UseCases {
+  const { config, clock, metrics, view, root } = ctx;
+  const evictor = new Evictor({
+    store,
+    view,
+    clock,
+    log: root.child({ component: "evictor" }),
+    policy: { missedHeartbeats: config.missedHeartbeats, selfPreservationRatio: config.selfPreservationRatio },
+    tickMs: config.evictionTickMs,
+    retentionMs: config.retentionMs,
+    stallMs: stallThresholdMs(config.leaseMs, config.evictionTickMs),
+    liveness: config.liveness,
+    hooks: {
+      onEvicted: () => metrics.evictions.inc(),
+      onMarked: () => metrics.suspectMarks.inc(),
+      onStall: () => metrics.evictorStalls.inc(),
+      onSelfPreservation: (active, detail) => {
+        metrics.selfPreservationActive.set(active ? 1 : 0);
+        void publisher.selfPreservationAlert({ active, ...detail, threshold: config.selfPreservationRatio });
+      },
+    },
+  });
+  const lease = new EvictorLease({
+    store: leaseStore,
+    clock,
+    log: root.child({ component: "lease" }),
+    holder: ctx.replicaName,
+    leaseMs: config.leaseMs,
+    liveness: config.liveness,
+    hearing: () => ctx.status.natsUp,
+    // Only once loaded: before, the view has not applied (nor enqueued the events of) the store.
+    publishedThrough: () => (feed.loaded ? publisher.storedThrough(view.revision) : null),
+    listener: {
+      onAcquired: (since) => {
+        metrics.evictorLeader.set(1);
+        evictor.start(since);
+        void publisher.becomeLeader();
+      },
+      onLost: () => {
+        metrics.evictorLeader.set(0);
+        evictor.stop();
+        publisher.stepDown();
+      },
+    },
+  });
+  const feed = new ViewFeed({
+    store,
+    view,
+    log: root.child({ component: "view" }),
+    onEvents: (evs) => {
+      for (const e of evs) if (e.type === EventType.AgentDeregistered) metrics.deregistrations.inc({ reason: e.data.reason });
+      publisher.enqueue(evs);
+    },
+    // Only the lease key is the lease's business: any other reserved key read as a lease
+    // would look like the lease taken by nobody and make the evicting replica step down.
+    onReserved: (entry) => {
+      if (entry.key === LEASE_KEY) lease.observe(entry);
+    },
+    onRestart: () => metrics.watchRestarts.inc(),
+    onLag: (lag) => {
+      metrics.viewLag.set(lag);
+      metrics.viewRevision.set(view.revision);
+    },
+    onUnreadable: () => metrics.storeRecordsUnreadable.inc(),
+    maxRevisionWaiters: config.maxRevisionWaiters,
+    history: store,
+    lastStoredRevision: async () => (await events.lastPosition())?.revision ?? null,
+    publishedThrough: () => readPublishedThrough(store),
+    onUnrecoverable: (keys) => metrics.eventsUnrecoverable.inc(keys),
+  });
+  // Best effort: if the store is away, the caller's own read or write says so.
+  const catchUp = (): Promise<void> =>
+    store
+      .lastRevision()
+      .then((rev) => feed.waitForRevision(rev, 1000))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  const fanout =
+    config.liveness === "memory"
+      ? new HeardFanout({
+          bus: natsHeardBus(nats.nc, root.child({ component: "fanout" })),
+          subjectRoot: ctx.subjects.replicaHeard,
+          replica: ctx.replicaName,
+          periodMs: config.fanoutPeriodMs,
+          log: root.child({ component: "fanout" }),
+          // On this replica's clock, as every deadline: a peer's entry carries no time.
+          onHeard: (agentType, instanceId, activeTasks) => void view.heard(agentType, instanceId, clock.now(), activeTasks),
+          onBatchesLost: (n) => metrics.heardBatchesLost.inc(n),
+        })
+      : null;
+  const registrar = new Registrar({
+    store,
+    view,
+    checker,
+    clock,
+    memoryLiveness: fanout
+      ? {
+          // Only under a holder that evicts with suspect marks (an older one hears store writes only), and once the fan-out is proven.
+          enabled: () => fanout.started && lease.holderLiveness === "memory",
+          heard: (agentType, instanceId, activeTasks) => {
+            metrics.heartbeatsFromMemory.inc();
+            fanout.note(agentType, instanceId, activeTasks);
+          },
+        }
+      : undefined,
+    settings: { ...config, ...byteBudgetsOf(config), heartbeatSubject: ctx.subjects.heartbeat },
+    onConflict: () => metrics.storeConflicts.inc(),
+    onStatusHeld: () => metrics.statusChangesHeld.inc(),
+    onUnavailable: () => evictor.storeUnavailable(clock.now()),
+    catchUp,
+    viewAt: async (revision) => (await feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
+    specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
+    log: root.child({ component: "registrar" }),
+    trust: new TrustGate(trustRoots),
+  });
+  ctx.teardown.defer("dropping held status changes", () => registrar.stop());
+  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
+  const fileWarnings: FileWarnings = { current: [] };
+  const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
+    fileWarnings: () => fileWarnings.current,
+    log: root.child({ component: "queries" }),
+    maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+    onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
+    payloads,
+  });
+  nats.events.onDown.push(() => {
+    evictor.disconnected();
+    fanout?.disconnected();
+  });
+  nats.events.onReconnect.push(() => {
+    evictor.reconnected(clock.now());
+    fanout?.reconnected();
+    feed.restart("reconnected");
+  });
+  return { feed, registrar, schemas, queries, evictor, lease, fileWarnings, fanout };
+}
+
+/**
+ * REGISTRY_LIVENESS=memory: the fan-out must carry this replica's own probe before the
+ * endpoints open. Without its permission every follower would write a mark and a clear for
+ * each heartbeat the evictor never hears of; failing the start says so at once.
+ */
+export async function startFanout(ctx: StartContext, { fanout }: UseCases): Promise<void> {
+  if (!fanout) return;
+  await untilAborted(fanout.start(), ctx.signal);
+  ctx.teardown.defer("stopping the heard fan-out", () => fanout.stop());
+  ctx.log.info({ subject: fanout.ownSubject }, "memory liveness: heartbeats answered from memory, the heard fan-out is up");
+}
+
+export async function loadView(ctx: StartContext, { feed }: UseCases): Promise<void> {
+  await feed.start();
+  ctx.teardown.defer("stopping the view feed", () => feed.stop());
+  await untilAborted(feed.whenLoaded(), ctx.signal);
+  ctx.metrics.viewRevision.set(ctx.view.revision);
+  ctx.log.info({ revision: ctx.view.revision, agents: ctx.view.size }, "view loaded");
+}
