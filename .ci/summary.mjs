@@ -15,6 +15,9 @@ function vitest(file) {
   const r = JSON.parse(readFileSync(file, "utf8"));
   const lines = [];
   let flaky = 0;
+  // Failures no test carries: a file whose import or hook threw, or an unhandled error. Each
+  // counts as one failure, so the closing line never says "0 failed" of a failed run.
+  let otherFailures = 0;
   for (const f of r.testResults) {
     for (const t of f.assertionResults) {
       if (t.status === "failed") lines.push(`  FAILED ${rel(f.name)} > ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
@@ -23,9 +26,21 @@ function vitest(file) {
         lines.push(`  FLAKY (passed on its retry) ${rel(f.name)} > ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
       }
     }
-    if (f.status === "failed" && f.assertionResults.length === 0) lines.push(`  FAILED ${rel(f.name)}: ${firstLine(f.message)}`);
+    // A file fails without a failed test when its import or a hook throws (beforeAll: its tests
+    // then count as skipped); its message is the only place the cause is written.
+    const testFailed = f.assertionResults.some((t) => t.status === "failed");
+    if (f.status === "failed" && !testFailed) {
+      const skipped = f.assertionResults.filter((t) => t.status !== "passed").length;
+      otherFailures++;
+      lines.push(`  FAILED ${rel(f.name)}${skipped ? ` (its ${skipped} tests did not run)` : ""}: ${firstLine(f.message) || "no message"}`);
+    }
   }
-  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests, flaky, lines };
+  // vitest exits 1 on an unhandled error even when every test passed; the JSON only says success.
+  if (!r.success && r.numFailedTests === 0 && otherFailures === 0) {
+    otherFailures++;
+    lines.push("  FAILED vitest reported no success, with no failed test or file: an unhandled error (see vitest's output above)");
+  }
+  return { passed: r.numPassedTests, failed: r.numFailedTests + otherFailures, skipped: r.numPendingTests + r.numTodoTests, flaky, lines };
 }
 
 /** pytest's JUnit XML: one <testcase> per test, with a <failure>, <error> or <skipped> child. */
