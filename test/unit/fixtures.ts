@@ -30,6 +30,20 @@ export function makeSpec(overrides: Partial<AgentSpecInput> = {}): AgentSpec {
   });
 }
 
+/** A register body's spec as a client sends it (not parsed): for tests of the write path. */
+export function specBody(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    agent_type: type,
+    version: "1.0.0",
+    description: `${type} agent`,
+    owner_team: "team",
+    capabilities: [{ name: `${type}.run`, description: "runs", input_schema: {}, output_schema: {} }],
+    nats_subject: `tasks.${type}`,
+    consumer_group: type,
+    ...extra,
+  };
+}
+
 /** A capability input with empty schemas. */
 export function cap(name: string, extra: { tags?: string[]; examples?: string[]; description?: string; annotations?: { readOnlyHint?: boolean } } = {}) {
   return { name, description: extra.description ?? name, input_schema: {}, output_schema: {}, ...extra };

@@ -9,21 +9,12 @@ import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { agentSpecSchema, INSTANCE_ID_RE } from "../../src/domain/spec/spec.js";
 import { RegistryView } from "../../src/domain/view/view.js";
 import { MAX_WRITE_ATTEMPTS, Registrar, type RegistrarSettings } from "../../src/service/registrar.js";
-import { catchUp, registrarSettings } from "./fixtures.js";
+import { catchUp, registrarSettings, specBody } from "./fixtures.js";
 import { captureLogs } from "../harness/registry.js";
 
 const settings: RegistrarSettings = registrarSettings();
 
-const spec = (type: string, extra: Record<string, unknown> = {}) => ({
-  agent_type: type,
-  version: "1.0.0",
-  description: `${type} agent`,
-  owner_team: "team",
-  capabilities: [{ name: `${type}.run`, description: "runs", input_schema: {}, output_schema: {} }],
-  nats_subject: `tasks.${type}`,
-  consumer_group: type,
-  ...extra,
-});
+const spec = specBody;
 
 /** A store that loses the next `failWrites` compare-and-sets, or cannot be reached. */
 class FlakyStore implements Store {

@@ -12,7 +12,7 @@ import { RegistryView } from "../../src/domain/view/view.js";
 import { parseWriteSubject, subjects } from "../../src/protocol/subjects.js";
 import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
 import { Registrar } from "../../src/service/registrar.js";
-import { catchUp, registrarSettings } from "./fixtures.js";
+import { catchUp, registrarSettings, specBody } from "./fixtures.js";
 
 const S = subjects("registry");
 /** The tokens after the prefix, as the endpoints hand them over. */
@@ -133,16 +133,7 @@ describe("the registrar on a tenant's subjects", () => {
   let memory: MemoryStore;
   let view: RegistryView;
   let registrar: Registrar;
-  const spec = (type: string, extra: Record<string, unknown> = {}) => ({
-    agent_type: type,
-    version: "1.0.0",
-    description: `${type} agent`,
-    owner_team: "team",
-    capabilities: [{ name: `${type}.run`, description: "runs", input_schema: {}, output_schema: {} }],
-    nats_subject: `tasks.${type}`,
-    consumer_group: type,
-    ...extra,
-  });
+  const spec = specBody;
   const make = (overrides: Parameters<typeof registrarSettings>[0] = {}) =>
     new Registrar({
       store: memory,
