@@ -1,6 +1,6 @@
 /**
  * The discovery front's cost: ARD's `POST /search` to `agent-registry discovery` (which asks
- * the registry's `search` op over NATS, then `get` for each entry of the page) against the
+ * the registry's `search` op over NATS, then one `list` of the page's agent types) against the
  * same `search` op asked directly over NATS with RegistryClient, one request in flight each,
  * in alternating rounds from this process, with the same random queries. The issue's target
  * is a p99 within 2 x of the NATS search's.

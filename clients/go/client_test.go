@@ -84,6 +84,22 @@ func TestQueries(t *testing.T) {
 			t.Fatalf("List: %+v %v", page, err)
 		}
 	})
+	t.Run("list by agent types", func(t *testing.T) {
+		page, err := e.client.List(ctx, ar.ListRequest{AgentTypes: []string{"summarizer", "no-such-agent", "classifier"}, InstancesLimit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range page.Agents {
+			got = append(got, a.AgentType)
+			if len(a.Instances) > 1 {
+				t.Fatalf("%s: %d instances past InstancesLimit 1", a.AgentType, len(a.Instances))
+			}
+		}
+		if !slices.Equal(got, []string{"classifier", "summarizer"}) || page.NextCursor != nil {
+			t.Fatalf("List by AgentTypes: %v, next %v", got, page.NextCursor)
+		}
+	})
 	t.Run("capabilities", func(t *testing.T) {
 		var names []string
 		for c, err := range e.client.CapabilitiesAll(ctx, ar.CapabilitiesRequest{Limit: 1}) {

@@ -98,8 +98,13 @@ type ListRequest struct {
 	Tags       map[string]string `json:"tags,omitempty"`
 	Capability string            `json:"capability,omitempty"`
 	Kind       string            `json:"kind,omitempty"`
-	Limit      int               `json:"limit,omitempty"`
-	Cursor     string            `json:"cursor,omitempty"`
+	// AgentTypes (protocol v1.2) lists these agent types only, 1 to 100 of them: a batch of
+	// Gets in one request. A v1.1 registry ignores it and lists its whole fleet.
+	AgentTypes []string `json:"agent_types,omitempty"`
+	// InstancesLimit (protocol v1.2) bounds the instances of each agent's view.
+	InstancesLimit int    `json:"instances_limit,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	Cursor         string `json:"cursor,omitempty"`
 }
 
 // ListReply is one page of list, ordered by agent_type.

@@ -6,7 +6,7 @@
  * plus the tenant's own), as the client's tenant says.
  */
 import type { RegistryClient } from "../client/registry-client.js";
-import type { AgentView } from "../protocol/messages.js";
+import { MAX_LIST_AGENT_TYPES, type AgentView } from "../protocol/messages.js";
 import { notFound } from "./ard-error.js";
 import { A2A_CARD_TYPE, catalogEntry, isMcpKind, parseIdentifier, REGISTRY_TYPE, SHARED_NAMESPACE, type CatalogEntry, type EntryLinks } from "./catalog-entry.js";
 import { matchesFilter } from "./entry-filter.js";
@@ -60,12 +60,41 @@ async function liveView(scope: Scope, agentType: string): Promise<AgentView | un
   }
 }
 
+/**
+ * The live views of these agent types, keyed by type, from `list` with `agent_types` (v1.2): one
+ * request for up to 100 types where a `get` each took a round trip each. A registry older than
+ * v1.2 ignores the field and lists its fleet; a type it answers with that was not asked for
+ * says so, and the views are then read one `get` at a time.
+ */
+async function liveViews(scope: Scope, types: readonly string[]): Promise<Map<string, AgentView>> {
+  const views = new Map<string, AgentView>();
+  const asked = new Set(types);
+  for (let i = 0; i < types.length; i += MAX_LIST_AGENT_TYPES) {
+    const batch = types.slice(i, i + MAX_LIST_AGENT_TYPES);
+    let cursor: string | null = null;
+    do {
+      const reply = await scope.client.list({ agent_types: batch, status: [...LIVE_STATUSES], instances_limit: 1, limit: batch.length, ...(cursor ? { cursor } : {}) });
+      if (reply.agents.some((a) => !asked.has(a.agent_type))) return liveViewsOneByOne(scope, types);
+      for (const agent of reply.agents) views.set(agent.agent_type, agent);
+      cursor = reply.next_cursor;
+    } while (cursor);
+  }
+  return views;
+}
+
+async function liveViewsOneByOne(scope: Scope, types: readonly string[]): Promise<Map<string, AgentView>> {
+  const views = await mapLimited(types, GET_CONCURRENCY, (type) => liveView(scope, type));
+  const byType = new Map<string, AgentView>();
+  views.forEach((v) => v && byType.set(v.agent_type, v));
+  return byType;
+}
+
 /** The views of every agent a text search matches (its best 100 capabilities' agents), in rank order, for Explore's facets. */
 export async function searchedEntries(scope: Scope, text: string): Promise<AgentView[]> {
   const reply = await scope.client.search({ query: text, limit: SEARCH_WINDOW });
   const types = [...new Set(reply.results.map((r) => r.agent_type))];
-  const views = await mapLimited(types, GET_CONCURRENCY, (type) => liveView(scope, type));
-  return views.filter((v): v is AgentView => v !== undefined);
+  const views = await liveViews(scope, types);
+  return types.flatMap((type) => views.get(type) ?? []);
 }
 
 /**
@@ -90,20 +119,21 @@ export async function search(scope: Scope, req: SearchRequest): Promise<SearchRe
     matched = ranked.map(([type, raw]) => ({ type, raw }));
   } else {
     // A filter needs every candidate's entry; the window bounds how many are fetched.
-    const views = await mapLimited(ranked, GET_CONCURRENCY, ([type]) => liveView(scope, type));
+    const views = await liveViews(scope, ranked.map(([type]) => type));
     matched = [];
-    ranked.forEach(([type, raw], i) => {
-      const view = views[i];
+    for (const [type, raw] of ranked) {
+      const view = views.get(type);
       if (view && matchesFilter(catalogEntry(view, scope.links), req.filter)) matched.push({ type, raw, view });
-    });
+    }
   }
   const page = matched.slice(offset, offset + req.pageSize);
-  const views = await mapLimited(page, GET_CONCURRENCY, (m) => (m.view ? Promise.resolve(m.view) : liveView(scope, m.type)));
+  const unread = page.filter((m) => !m.view).map((m) => m.type);
+  const read = unread.length > 0 ? await liveViews(scope, unread) : new Map<string, AgentView>();
   const results: SearchResultItem[] = [];
-  page.forEach((m, i) => {
-    const view = views[i];
+  for (const m of page) {
+    const view = m.view ?? read.get(m.type);
     if (view) results.push(toItem(view, m.raw));
-  });
+  }
   const end = offset + req.pageSize;
   const response: SearchResponse = { results };
   if (req.federation === "referrals") {

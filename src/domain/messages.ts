@@ -4,7 +4,7 @@
  * clients written against a newer protocol) and the spec itself is validated separately.
  */
 import { z } from "zod";
-import { MAX_PAGE_LIMIT } from "../protocol/messages.js";
+import { MAX_LIST_AGENT_TYPES, MAX_PAGE_LIMIT } from "../protocol/messages.js";
 import { invalidRequest, type ErrorIssue } from "./errors.js";
 import { describeIssues, toIssues } from "./spec/validation.js";
 import type { InstanceStatus } from "./model/model.js";
@@ -85,6 +85,10 @@ export const listQuery = z.object({
   tags: z.record(z.string().max(256), z.string().max(4096)).optional(),
   capability: capabilityName.optional(),
   kind,
+  /** v1.2: these agent types only (a batch of `get`s in one request); unknown ones are left out. */
+  agent_types: z.array(agentType).min(1).max(MAX_LIST_AGENT_TYPES).optional(),
+  /** v1.2: at most this many instances in each agent's view (all that fit, unset). */
+  instances_limit: pageLimit,
   limit: z.number().int().min(1).max(1000).optional(),
   cursor,
   min_revision: minRevision,

@@ -143,6 +143,8 @@ export type QueryBody = { min_revision?: number };
 export type PageRequest = { limit?: number; cursor?: string };
 /** The most `limit` any paged query accepts. */
 export const MAX_PAGE_LIMIT = 10_000;
+/** v1.2: the most agent types one `list` may name in `agent_types`. */
+export const MAX_LIST_AGENT_TYPES = 100;
 
 /**
  * `kind` keeps the entries of that kind only; `read_only: true` keeps the capabilities whose
@@ -181,6 +183,10 @@ export type ListRequest = {
   owner_team?: string;
   tags?: Record<string, string>;
   capability?: string;
+  /** v1.2: these agent types only, at most MAX_LIST_AGENT_TYPES (a batch of `get`s); unknown ones are left out. */
+  agent_types?: string[];
+  /** v1.2: at most this many instances in each agent's view. */
+  instances_limit?: number;
   limit?: number;
   cursor?: string;
 } & EntryFilters;

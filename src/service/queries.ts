@@ -278,7 +278,8 @@ export class QueryService {
     list: (body, tenant) => {
       const q = parseMessage(listQuery, body, "list");
       const statuses = q.status ? new Set<string>(q.status) : null;
-      const sorted = this.index.sortedTypes();
+      // Named types: the whole fleet's order (agent types are ASCII, so sort() is it) and cursor.
+      const sorted = q.agent_types ? [...new Set(q.agent_types)].sort() : this.index.sortedTypes();
       const start = q.cursor ? indexAfter(sorted, decodeCursor(q.cursor, AGENT_TYPE_RE)) : 0;
       const page = takePage(
         sorted.slice(start),
@@ -291,7 +292,7 @@ export class QueryService {
           if (q.capability !== undefined && !agent.spec.capabilities.some((c) => c.name === q.capability)) return null;
           if (!ofKind(agent, q.kind)) return null;
           if (q.tags && !Object.entries(q.tags).every(([k, v]) => agent.spec.tags[k] === v)) return null;
-          return agentView(agent, { maxBytes: bytesLeft });
+          return agentView(agent, { maxBytes: bytesLeft, ...(q.instances_limit !== undefined ? { limit: q.instances_limit } : {}) });
         },
         { limit: q.limit ?? 100, maxBytes: this.listBytes() },
       );

@@ -210,6 +210,22 @@ describe("10,000 instances of one agent type", () => {
     const r = await query("get", { agent_type: "crowd", instances_limit: 5 });
     expect(r.agent.instances.map((i: any) => i.instance_id)).toEqual(["c00000", "c00001", "c00002", "c00003", "c00004"]);
   });
+
+  it("list by agent_types (v1.2) gives those agents in one reply, each cut to instances_limit", async () => {
+    const r = await query("list", { agent_types: ["wide-03", "crowd", "no-such-agent", "wide-01"], instances_limit: 2 });
+    expect(r.agents.map((a: any) => a.agent_type)).toEqual(["crowd", "wide-01", "wide-03"]);
+    expect(r.next_cursor).toBeNull();
+    const crowd = r.agents[0];
+    expect(crowd.instances.map((i: any) => i.instance_id)).toEqual(["c00000", "c00001"]);
+    expect(crowd.instance_count).toBe(INSTANCES);
+    expect(crowd.instances_next_cursor).not.toBeNull();
+    // A limit pages the named agents by count, the cursor in agent_type order.
+    const first = await query("list", { agent_types: ["wide-03", "crowd", "wide-01"], instances_limit: 2, limit: 2 });
+    expect(first.agents.map((a: any) => a.agent_type)).toEqual(["crowd", "wide-01"]);
+    const rest = await query("list", { agent_types: ["wide-03", "crowd", "wide-01"], instances_limit: 2, limit: 2, cursor: first.next_cursor });
+    expect(rest.agents.map((a: any) => a.agent_type)).toEqual(["wide-03"]);
+    expect(rest.next_cursor).toBeNull();
+  });
 });
 
 describe("a server with a 64 KiB max_payload", () => {

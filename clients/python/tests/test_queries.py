@@ -82,6 +82,18 @@ async def test_list_pages_through_a_team_as_an_async_iterator(client: RegistryCl
     assert listed == types
 
 
+async def test_list_by_agent_types_is_one_request_for_those_agents(client: RegistryClient) -> None:
+    types = sorted(unique("batch") for _ in range(3))
+    revision = 0
+    for t in types:
+        revision = (await register(client, t)).revision
+    asked = [types[2], "no-such-agent", types[0]]
+    page = await client.list(agent_types=asked, instances_limit=1, min_revision=revision)
+    assert [a.agent_type for a in page.agents] == [types[0], types[2]]
+    assert all(len(a.instances) == 1 for a in page.agents)
+    assert page.next_cursor is None
+
+
 async def test_capabilities_is_the_projection_a_planner_reads(client: RegistryClient) -> None:
     agent_type = unique("proj")
     cap = f"proj.{agent_type}"

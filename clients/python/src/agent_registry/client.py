@@ -8,7 +8,7 @@ each page asking for at least the revision of the page before.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import nats.errors
@@ -207,18 +207,27 @@ class RegistryClient:
         tags: dict[str, str] | None = None,
         capability: str | None = None,
         kind: AgentKind | None = None,
+        agent_types: Sequence[str] | None = None,
+        instances_limit: int | None = None,
         limit: int | None = None,
         cursor: str | None = None,
         min_revision: int | None = None,
         timeout: float | None = None,
     ) -> ListReply:
-        """One page of agents, ordered by agent_type."""
+        """One page of agents, ordered by agent_type.
+
+        ``agent_types`` (protocol v1.2, 1 to 100 of them) lists those agent types only, a batch
+        of ``get`` in one request; ``instances_limit`` (v1.2) bounds each view's instances. A
+        v1.1 registry ignores both and lists its fleet.
+        """
         body = _body(
             status=status,
             owner_team=owner_team,
             tags=tags,
             capability=capability,
             kind=kind,
+            agent_types=list(agent_types) if agent_types is not None else None,
+            instances_limit=instances_limit,
             limit=limit,
             cursor=cursor,
         )
