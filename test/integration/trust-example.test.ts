@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractBlocks } from "../unit/doc-blocks.js";
+import { ensureBuilt, runCli } from "../harness/cli.js";
 import { jcs, pythonSign } from "../harness/independent-signer.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
@@ -117,5 +118,17 @@ describe("docs/trust.md, tenant acme set to require", () => {
     // Without any verified provider, a verified-only route is no_route rather than a fallback.
     const none = await c.request("route", { skill: "summarize", verified_only: true });
     expect(none.body.error.code).toBe("no_route");
+  });
+
+  it("the CLI's find, search and discover take --verified-only", { timeout: 120_000 }, async () => {
+    await ensureBuilt();
+    const cli = async (...args: string[]) => {
+      const r = await runCli([...args, "--nats", server.url, "--prefix", configOf(reg).prefix, "--tenant", "acme", "--verified-only", "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    expect((await cli("find", "--skill", "summarize")).agents.map((a: any) => a.agent_type)).toEqual(["acme-summarizer"]);
+    expect((await cli("search", "summarizes")).results.map((r: any) => r.agent_type)).toEqual(["acme-summarizer"]);
+    expect((await cli("discover", "--capability", "summarize")).agents.map((a: any) => a.id)).toEqual(["acme-summarizer"]);
   });
 });

@@ -2,18 +2,19 @@
  * `search TEXT`: keyword search over capabilities, tags, examples and descriptions.
  */
 import type { SearchRequest } from "../../client/types.js";
-import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, kindFilter, positiveInt, type Command } from "../context.js";
+import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, VERIFIED_ONLY_OPTION, kindFilter, positiveInt, type Command } from "../context.js";
 import { renderTable } from "../table.js";
 
 export const searchCommand: Command = {
   name: "search",
   summary: "keyword search over capability names, descriptions, tags, examples and agent descriptions",
-  usage: "search TEXT... [--limit N] [--kind KIND] [--read-only]",
+  usage: "search TEXT... [--limit N] [--kind KIND] [--read-only] [--verified-only]",
   examples: ["agent-registry search summarize long documents --limit 5", "agent-registry search read files --kind mcp_server --read-only"],
   options: {
     limit: { type: "string", value: "N", description: "results to return, 1..100 (default 10)" },
     kind: KIND_OPTION,
     "read-only": READ_ONLY_OPTION,
+    "verified-only": VERIFIED_ONLY_OPTION,
   },
   args: { min: 1, max: Number.POSITIVE_INFINITY },
   async run(ctx) {
@@ -23,6 +24,7 @@ export const searchCommand: Command = {
     const kind = kindFilter(ctx.values["kind"]);
     if (kind) req.kind = kind;
     if (ctx.values["read-only"] === true) req.read_only = true;
+    if (ctx.values["verified-only"] === true) req.verified_only = true;
     const reply = await (await ctx.client()).search(req);
     if (ctx.json) ctx.printJson(reply);
     else if (reply.results.length === 0) ctx.out(`no match for "${req.query}"`);
