@@ -21,6 +21,7 @@ import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 import { TrustGate } from "../service/trust-gate.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
+import type { Logger } from "../kit/logger.js";
 import { untilAborted, type StartContext, type Nats, type Stores, type UseCases } from "./context.js";
 
 /** How long a dependency check waits for the view to apply the graph key's revision before answering 503. */
@@ -30,7 +31,7 @@ const VIEW_AT_MS = 2000;
 export function buildUseCases(
   ctx: StartContext,
   nats: Nats,
-  { store, events }: Stores,
+  stores: Stores,
   leaseStore: StoreWriter,
   publisher: EventPublisher,
   checker: SchemaChecks,
@@ -38,7 +39,40 @@ export function buildUseCases(
   trustRoots: TrustRoots = TrustRoots.none,
 ): UseCases {
   const { config, clock, metrics, view, root } = ctx;
-  const evictor = new Evictor({
+  const { store } = stores;
+  const evictor = buildEvictor(ctx, store, publisher);
+  // The lease reads the feed's progress and the feed hands the lease its key: each reaches the
+  // other through a closure, so the feed is read only once both exist.
+  const built: { feed?: ViewFeed } = {};
+  const lease = buildLease(ctx, leaseStore, evictor, publisher, () => (built.feed?.loaded ? publisher.storedThrough(view.revision) : null));
+  const viewFeed = (built.feed = buildFeed(ctx, stores, publisher, lease));
+  const catchUp = viewCatchUp(store, viewFeed, root.child({ component: "catch-up" }));
+  const fanout = config.liveness === "memory" ? buildFanout(ctx, nats) : null;
+  const registrar = buildRegistrar(ctx, { store, checker, evictor, lease, feed: viewFeed, fanout, catchUp, trustRoots });
+  ctx.teardown.defer("dropping held status changes", () => registrar.stop());
+  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
+  const fileWarnings: FileWarnings = { current: [] };
+  const queries = new QueryService(view, (rev, ms) => viewFeed.waitForRevision(rev, ms), {
+    fileWarnings: () => fileWarnings.current,
+    log: root.child({ component: "queries" }),
+    maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+    onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
+    payloads,
+  });
+  nats.events.onDown.push(() => {
+    evictor.disconnected();
+    fanout?.disconnected();
+  });
+  nats.events.onReconnect.push(() => {
+    evictor.reconnected(clock.now());
+    fanout?.reconnected();
+    viewFeed.restart("reconnected");
+  });
+  return { feed: viewFeed, registrar, schemas, queries, evictor, lease, fileWarnings, fanout };
+}
+
+function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {
+  return new Evictor({
     store,
     view,
     clock,
@@ -58,7 +92,11 @@ export function buildUseCases(
       },
     },
   });
-  const lease = new EvictorLease({
+}
+
+function buildLease(ctx: StartContext, leaseStore: StoreWriter, evictor: Evictor, publisher: EventPublisher, publishedThrough: () => number | null): EvictorLease {
+  const { config, clock, metrics, root } = ctx;
+  return new EvictorLease({
     store: leaseStore,
     clock,
     log: root.child({ component: "lease" }),
@@ -67,7 +105,7 @@ export function buildUseCases(
     liveness: config.liveness,
     hearing: () => ctx.status.natsUp,
     // Only once loaded: before, the view has not applied (nor enqueued the events of) the store.
-    publishedThrough: () => (feed.loaded ? publisher.storedThrough(view.revision) : null),
+    publishedThrough,
     listener: {
       onAcquired: (since) => {
         metrics.evictorLeader.set(1);
@@ -81,7 +119,10 @@ export function buildUseCases(
       },
     },
   });
-  const feed = new ViewFeed({
+}
+
+function buildFeed({ config, metrics, view, root }: StartContext, { store, events }: Stores, publisher: EventPublisher, lease: EvictorLease): ViewFeed {
+  return new ViewFeed({
     store,
     view,
     log: root.child({ component: "view" }),
@@ -106,32 +147,55 @@ export function buildUseCases(
     publishedThrough: () => readPublishedThrough(store),
     onUnrecoverable: (keys) => metrics.eventsUnrecoverable.inc(keys),
   });
-  // Best effort: if the store is away, the caller's own read or write says so.
-  const catchUp = (): Promise<void> =>
+}
+
+/**
+ * The registrar's and schema registrar's catch-up: brings the view to the store's last revision
+ * (bounded wait) before a write that reads it. Best effort, since a store that is away makes the
+ * caller's own read or write fail and say so; the reason is logged here rather than dropped.
+ */
+function viewCatchUp(store: Stores["store"], feed: ViewFeed, log: Logger): () => Promise<void> {
+  return () =>
     store
       .lastRevision()
       .then((rev) => feed.waitForRevision(rev, 1000))
       .then(
         () => undefined,
-        () => undefined,
+        (err: unknown) => log.debug({ err }, "catching the view up before a write failed; the write goes on and reads the store itself"),
       );
-  const fanout =
-    config.liveness === "memory"
-      ? new HeardFanout({
-          bus: natsHeardBus(nats.nc, root.child({ component: "fanout" })),
-          subjectRoot: ctx.subjects.replicaHeard,
-          replica: ctx.replicaName,
-          periodMs: config.fanoutPeriodMs,
-          log: root.child({ component: "fanout" }),
-          // On this replica's clock, as every deadline: a peer's entry carries no time.
-          onHeard: (agentType, instanceId, activeTasks) => void view.heard(agentType, instanceId, clock.now(), activeTasks),
-          onBatchesLost: (n) => metrics.heardBatchesLost.inc(n),
-        })
-      : null;
-  const registrar = new Registrar({
-    store,
+}
+
+function buildFanout({ config, clock, metrics, view, root, subjects, replicaName }: StartContext, nats: Nats): HeardFanout {
+  const log = root.child({ component: "fanout" });
+  return new HeardFanout({
+    bus: natsHeardBus(nats.nc, log),
+    subjectRoot: subjects.replicaHeard,
+    replica: replicaName,
+    periodMs: config.fanoutPeriodMs,
+    log,
+    // On this replica's clock, as every deadline: a peer's entry carries no time.
+    onHeard: (agentType, instanceId, activeTasks) => void view.heard(agentType, instanceId, clock.now(), activeTasks),
+    onBatchesLost: (n) => metrics.heardBatchesLost.inc(n),
+  });
+}
+
+type RegistrarParts = {
+  store: Stores["store"];
+  checker: SchemaChecks;
+  evictor: Evictor;
+  lease: EvictorLease;
+  feed: ViewFeed;
+  fanout: HeardFanout | null;
+  catchUp: () => Promise<void>;
+  trustRoots: TrustRoots;
+};
+
+function buildRegistrar({ config, clock, metrics, view, root, subjects }: StartContext, p: RegistrarParts): Registrar {
+  const { fanout, lease } = p;
+  return new Registrar({
+    store: p.store,
     view,
-    checker,
+    checker: p.checker,
     clock,
     memoryLiveness: fanout
       ? {
@@ -143,36 +207,16 @@ export function buildUseCases(
           },
         }
       : undefined,
-    settings: { ...config, ...byteBudgetsOf(config), heartbeatSubject: ctx.subjects.heartbeat },
+    settings: { ...config, ...byteBudgetsOf(config), heartbeatSubject: subjects.heartbeat },
     onConflict: () => metrics.storeConflicts.inc(),
     onStatusHeld: () => metrics.statusChangesHeld.inc(),
-    onUnavailable: () => evictor.storeUnavailable(clock.now()),
-    catchUp,
-    viewAt: async (revision) => (await feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
+    onUnavailable: () => p.evictor.storeUnavailable(clock.now()),
+    catchUp: p.catchUp,
+    viewAt: async (revision) => (await p.feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
     log: root.child({ component: "registrar" }),
-    trust: new TrustGate(trustRoots),
+    trust: new TrustGate(p.trustRoots),
   });
-  ctx.teardown.defer("dropping held status changes", () => registrar.stop());
-  const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
-  const fileWarnings: FileWarnings = { current: [] };
-  const queries = new QueryService(view, (rev, ms) => feed.waitForRevision(rev, ms), {
-    fileWarnings: () => fileWarnings.current,
-    log: root.child({ component: "queries" }),
-    maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
-    onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
-    payloads,
-  });
-  nats.events.onDown.push(() => {
-    evictor.disconnected();
-    fanout?.disconnected();
-  });
-  nats.events.onReconnect.push(() => {
-    evictor.reconnected(clock.now());
-    fanout?.reconnected();
-    feed.restart("reconnected");
-  });
-  return { feed, registrar, schemas, queries, evictor, lease, fileWarnings, fanout };
 }
 
 /**
