@@ -1,5 +1,5 @@
 /**
- * The dependency graph as a picture (elkjs's layered layout, drawn as SVG) and, one click away,
+ * The dependency graph as a picture (elkjs's layered layout, or quick-layout.ts past QUICK_LAYOUT_ABOVE nodes; drawn as SVG) and, one click away,
  * as a table of the same nodes and edges. Nodes are coloured by state (live, registered,
  * deregistered, missing, version mismatch), with a legend; missing and deregistered ones are
  * drawn dashed, and so are the edges to them. Each node that names an agent type is a link to
@@ -10,10 +10,13 @@ import type { PageGraph } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
 import { agentOf, getJson, openEvents, revisionOf } from "./api.js";
 import { badge, fill, h } from "./dom.js";
+import { quickLayout } from "./quick-layout.js";
 import { coalesced } from "./refresh.js";
 
 /** The most nodes drawn: a layout of more would hold the page for seconds (layout.ts); a larger fleet is shown by tenant or neighbourhood. */
 export const MAX_DRAWN = 2000;
+/** Past this many nodes, quick-layout.ts rather than elkjs (layout.ts). */
+const QUICK_LAYOUT_ABOVE = 400;
 const SVG = "http://www.w3.org/2000/svg";
 const NODE_HEIGHT = 40;
 const STATES = ["live", "registered", "version_mismatch", "deregistered", "missing"];
@@ -106,7 +109,9 @@ export function graphView(query: GraphQuery, heading: string, onState?: (open: b
       fill(picture, h("p", { class: "muted" }, "No dependencies here."));
       return;
     }
-    const { layoutGraph } = await import("./layout.js");
+    // Past QUICK_LAYOUT_ABOVE nodes, elkjs would hold the page for over a second (and load 1.5 MB
+    // the first time): the linear-time layout draws the whole shape at once instead.
+    const layoutGraph = g.nodes.length > QUICK_LAYOUT_ABOVE ? quickLayout : (await import("./layout.js")).layoutGraph;
     const byId = new Map(g.nodes.map((n) => [n.id, n]));
     // An edge to a node the reply left out (a graph cut to fit) cannot be laid out.
     const edges = g.edges.map((e, i) => ({ id: `e${i}`, from: e.from, to: e.to })).filter((e) => byId.has(e.from) && byId.has(e.to));

@@ -3,13 +3,11 @@
  * crossings kept few). Bundled on its own into layout.js (src/ui/build-page.mjs) and loaded by
  * the graph view only when a graph is drawn: elkjs is about 1.5 MB, the rest of the page 20 kB.
  * It runs in the page's thread (elk.bundled.js, no worker: the page's CSP allows no worker), so
- * a large graph holds the page while it is laid out (graph-view.ts bounds what it draws).
+ * a large graph holds the page while it is laid out (graph-view.ts uses it for graphs of up to 400 nodes, quick-layout.ts past that).
  */
 import ELK, { type ElkNode } from "elkjs/lib/elk.bundled.js";
 
-export type LaidNode = { id: string; x: number; y: number; width: number; height: number };
-export type LaidEdge = { id: string; points: Array<{ x: number; y: number }> };
-export type Laid = { width: number; height: number; nodes: LaidNode[]; edges: LaidEdge[] };
+import type { Laid } from "./layout-types.js";
 
 const elk = new ELK();
 
