@@ -11,6 +11,7 @@ import { startServiceEndpoints } from "../kit/service-endpoints.js";
 import { TENANT_RE } from "../protocol/ids.js";
 import type { Logger } from "../kit/logger.js";
 import { history, type HistorySource } from "./history.js";
+import { historyRates } from "./history-rates.js";
 import type { AuditMetrics } from "./metrics.js";
 
 /** History bodies are small objects; anything bigger is refused before parsing. */
@@ -24,7 +25,7 @@ export async function startHistoryEndpoint(deps: HistoryEndpointDeps): Promise<S
     deps.prefix,
     {
       version: deps.version,
-      description: "Agent registry audit mirror: event history from PostgreSQL (PROTOCOL.md section 12)",
+      description: "Agent registry audit mirror: event history and its rates over time from PostgreSQL (PROTOCOL.md section 12)",
       metadata: { protocol: "1", prefix: deps.prefix, role: "audit" },
     },
     {
@@ -37,11 +38,15 @@ export async function startHistoryEndpoint(deps: HistoryEndpointDeps): Promise<S
     },
   );
   add("history", `${deps.prefix}.history`, (_tokens, body) => history(deps.source, body, null));
-  add("tenant_history", `${deps.prefix}.tenant.*.history`, ([, tenant], body) => {
-    if (tenant === undefined || !TENANT_RE.test(tenant)) {
-      throw invalidRequest(`subject token tenant ${JSON.stringify(tenant ?? "")} must match ${TENANT_RE.source}`, [{ path: "tenant", message: `must match ${TENANT_RE.source}` }]);
-    }
-    return history(deps.source, body, tenant);
-  });
+  add("history_rates", `${deps.prefix}.history_rates`, (_tokens, body) => historyRates(deps.source, body, null));
+  add("tenant_history", `${deps.prefix}.tenant.*.history`, ([, tenant], body) => history(deps.source, body, tenantToken(tenant)));
+  add("tenant_history_rates", `${deps.prefix}.tenant.*.history_rates`, ([, tenant], body) => historyRates(deps.source, body, tenantToken(tenant)));
   return service;
+}
+
+function tenantToken(tenant: string | undefined): string {
+  if (tenant === undefined || !TENANT_RE.test(tenant)) {
+    throw invalidRequest(`subject token tenant ${JSON.stringify(tenant ?? "")} must match ${TENANT_RE.source}`, [{ path: "tenant", message: `must match ${TENANT_RE.source}` }]);
+  }
+  return tenant;
 }

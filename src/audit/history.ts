@@ -21,7 +21,7 @@ const REPLY_OVERHEAD_BYTES = 1024;
  * prints as "+275760-..." in ISO form, which PostgreSQL refuses, and would reach the database
  * as an error instead of being refused here as the caller's.
  */
-const isoTime = z
+export const isoTime = z
   .string()
   .max(64)
   .refine((s) => {
@@ -63,7 +63,7 @@ export type HistorySource = {
 };
 
 /** PostgreSQL or the network failed, as opposed to a query this code got wrong. */
-function isUnreachable(err: unknown): boolean {
+export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e?.code === "string" ? e.code : "";
   if (/^(08|57P|53)/.test(code) || /^E(CONN|HOST|NET|PIPE|AI_)|^ENOTFOUND|^ETIMEDOUT/.test(code)) return true;

@@ -34,6 +34,8 @@ import type {
   HistoryEvent,
   HistoryReply,
   HistoryRequest,
+  HistoryRatesReply,
+  HistoryRatesRequest,
   HeartbeatRequest,
   ListReply,
   ListRequest,
@@ -293,6 +295,14 @@ export class RegistryClient {
     if (req.agent_type !== undefined) token("agent_type", req.agent_type, AGENT_TYPE_RE);
     if (req.capability !== undefined) token("capability", req.capability, CAPABILITY_RE);
     return this.request<HistoryReply>(this.subjects.query("history", this.tenant), req, opts.timeoutMs, NO_AUDIT_MIRROR);
+  }
+
+  /**
+   * Registrations, deregistrations and evictions per bucket of time (protocol v1.2), counted by
+   * the audit mirror's database: `{ since, until?, bucket_seconds }`, at most 1,000 buckets.
+   */
+  async historyRates(req: HistoryRatesRequest, opts: Pick<QueryOptions, "timeoutMs"> = {}): Promise<HistoryRatesReply> {
+    return this.request<HistoryRatesReply>(this.subjects.query("history_rates", this.tenant), req, opts.timeoutMs, NO_AUDIT_MIRROR);
   }
 
   /** Every matching stored event, page after page, oldest first. */

@@ -306,3 +306,8 @@ export type HistoryRequest = {
 /** A stored event as the mirror returns it: the CloudEvent plus its stream sequence. */
 export type HistoryEvent = CloudEvent & { seq: number; data_omitted?: true };
 export type HistoryReply = { events: HistoryEvent[]; next_cursor: string | null; mirrored_seq: number; stream_last_seq: number };
+/** v1.2: `history_rates` (served by the audit mirror): counts per bucket of time; only buckets with events, in time order. */
+export type HistoryRatesRequest = { since: string; until?: string; bucket_seconds: number };
+/** A bucket of `bucket_seconds` from `start`: registered events, deregistered events, and those of them whose reason is `evicted`. */
+export type RateBucket = { start: string; registered: number; deregistered: number; evicted: number };
+export type HistoryRatesReply = { since: string; until: string; bucket_seconds: number; buckets: RateBucket[]; mirrored_seq: number; stream_last_seq: number };

@@ -11,7 +11,7 @@ export type QueryOp = (typeof QUERY_OPS)[number];
  * Ops answered by the audit mirror (PROTOCOL.md section 12), not by the registry service: kept
  * apart from QUERY_OPS so the registry never subscribes to them.
  */
-export const MIRROR_OPS = ["history"] as const;
+export const MIRROR_OPS = ["history", "history_rates"] as const;
 export type MirrorOp = (typeof MIRROR_OPS)[number];
 
 /** The NATS micro service every endpoint belongs to, and its queue group. */

@@ -27,6 +27,11 @@ export type HistoryReply =
   | { available: true; events: Array<Record<string, unknown>>; next_cursor: string | null }
   | { available: false; reason: string };
 
+/** `/ui/api/rates?range=`: registrations, deregistrations and evictions per bucket, from the audit mirror's `history_rates`. */
+export type RatesReply =
+  | { available: true; range: string; since: string; until: string; bucket_seconds: number; buckets: Array<{ start: string; registered: number; deregistered: number; evicted: number }> }
+  | { available: false; reason: string };
+
 /** An agent type's neighbours in the dependency graph, one step each way. */
 export type GraphNeighbour = { name: string; kind: string; version: string; state: string };
 export type NeighboursReply = {

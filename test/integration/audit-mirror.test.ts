@@ -1,7 +1,7 @@
 /**
  * The audit mirror against a real NATS server and the shared PostgreSQL (PROTOCOL.md section
  * 12): every stored event exactly once in stream order, backfill, resume, one writer of two,
- * gaps, U+0000, and the `history` op's paging, filters and tenant scoping.
+ * gaps, U+0000, the `history` op's paging, filters and tenant scoping, and `history_rates`.
  */
 import { readFileSync } from "node:fs";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -153,6 +153,57 @@ it("stores an event carrying U+0000 without it, and says so", async () => {
   expect(row.nul_stripped).toBe(true);
   expect(row.event.data).toEqual({ text: "ab", k: 1 });
   expect(running[0]!.logs.some((l) => l.msg.includes("U+0000"))).toBe(true);
+});
+
+it("answers history_rates (v1.2): registrations, deregistrations and evictions per bucket, counted by PostgreSQL, scoped by tenant", async () => {
+  // Events of a day long past, published as the registry publishes them, so the range holds these only.
+  const js = jetstream(c.nc);
+  const at = (s: number) => new Date(Date.UTC(2020, 0, 1, 0, 0, s)).toISOString();
+  const publish = (id: string, type: string, subject: string, time: string, data: Record<string, unknown>) =>
+    js.publish(`${prefix}.agent.${type}.${subject}`, JSON.stringify({ specversion: "1.0", id, source: "agent-registry", type: `registry.agent.${type}`, time, subject, datacontenttype: "application/json", data: { agent_type: subject, ...data } }));
+  await publish("rt-1", "registered", "rt-x", at(10), { instance_id: "i", tenant_scope: null });
+  await publish("rt-2", "registered", "rt-y", at(20), { instance_id: "i", tenant_scope: null });
+  await publish("rt-3", "registered", "rt-t", at(30), { instance_id: "i", tenant_scope: "acme" });
+  await publish("rt-4", "deregistered", "rt-x", at(65), { instance_id: "i", reason: "graceful" });
+  await publish("rt-5", "deregistered", "rt-y", at(100), { instance_id: "i", reason: "evicted" });
+  await publish("rt-6", "deregistered", "rt-t", at(130), { instance_id: "i", reason: "evicted" });
+  await expectMirrored();
+  const range = { since: at(0), until: at(180) };
+  const shared = await c.request("history_rates", { ...range, bucket_seconds: 60 });
+  expect(shared.ok, JSON.stringify(shared.body)).toBe(true);
+  expect(shared.body).toMatchObject({ since: at(0), until: at(180), bucket_seconds: 60 });
+  expect(shared.body.buckets).toEqual([
+    { start: at(0), registered: 2, deregistered: 0, evicted: 0 },
+    { start: at(60), registered: 0, deregistered: 2, evicted: 1 },
+  ]);
+  const acme = await c.request("tenant.acme.history_rates", { ...range, bucket_seconds: 60 });
+  expect(acme.body.buckets).toEqual([
+    { start: at(0), registered: 3, deregistered: 0, evicted: 0 },
+    { start: at(60), registered: 0, deregistered: 2, evicted: 1 },
+    { start: at(120), registered: 0, deregistered: 1, evicted: 1 },
+  ]);
+  const wide = await c.request("tenant.acme.history_rates", { ...range, bucket_seconds: 120 });
+  expect(wide.body.buckets).toEqual([
+    { start: at(0), registered: 3, deregistered: 2, evicted: 1 },
+    { start: at(120), registered: 0, deregistered: 1, evicted: 1 },
+  ]);
+  expect(wide.body.mirrored_seq).toBe(await streamLastSeq());
+  // The SDK's historyRates sends the same request.
+  const sdk = new RegistryClient(c.nc, { prefix, tenant: "acme" });
+  expect((await sdk.historyRates({ ...range, bucket_seconds: 120 })).buckets).toEqual(wide.body.buckets);
+  // Bad bodies: refused with the path, nothing asked of the database.
+  const refused = async (body: object, path: string) => {
+    const r = await c.request("history_rates", body);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+    expect(r.body.error.issues.map((i: any) => i.path)).toContain(path);
+  };
+  await refused({ ...range, bucket_seconds: 59 }, "bucket_seconds");
+  await refused({ since: at(0), until: new Date(Date.UTC(2020, 0, 8)).toISOString(), bucket_seconds: 60 }, "bucket_seconds");
+  await refused({ since: at(180), until: at(0), bucket_seconds: 60 }, "until");
+  await refused({ until: at(180), bucket_seconds: 60 }, "since");
+  await refused({ ...range, bucket_seconds: 60, tenant: "acme" }, "tenant");
+  expect((await c.request("tenant.Not_A_Tenant.history_rates", { ...range, bucket_seconds: 60 })).body.error.issues[0].path).toBe("tenant");
 });
 
 it("resumes from the stored position after a restart, with no duplicate", async () => {

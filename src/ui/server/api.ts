@@ -10,7 +10,7 @@ import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { AgentStatus } from "../../protocol/states.js";
 import { AGENT_KINDS, type AgentKind } from "../../protocol/spec.js";
 import type { FleetRow, FleetSummary } from "../shared.js";
-import { requestHistory } from "./history.js";
+import { RATE_RANGES, requestHistory, requestRates } from "./history.js";
 import { lastHeard } from "./last-heard.js";
 import { pageGraph } from "./graph-api.js";
 
@@ -69,6 +69,11 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     // Whether an audit mirror answers (the charts' longer ranges need one): one event asked for, none relayed.
     const page = await requestHistory(s.nc, s.prefix, { limit: 1 }, s.historyTimeoutMs);
     return ok(page.available ? { available: true } : { available: false, reason: page.reason });
+  }
+  if (route === "rates") {
+    const range = q.get("range") ?? "";
+    if (!Object.hasOwn(RATE_RANGES, range)) throw new BadRequest(`range: one of ${Object.keys(RATE_RANGES).join(", ")} (the last hour comes from the events stream)`);
+    return ok(await requestRates(s.nc, s.prefix, range, Date.now(), s.historyTimeoutMs));
   }
   if (route === "agents") {
     const req: ListRequest = { limit: intParam(q, "limit", 1, MAX_PAGE_SIZE) ?? PAGE_SIZE };

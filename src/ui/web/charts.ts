@@ -2,15 +2,16 @@
  * The chart strip of the fleet view, drawn by uPlot: registrations, deregistrations and
  * evictions per minute over the last hour, counted from the events stream (the last hour
  * replayed with ?since=1h, then live); live instances and agent types by status, sampled from
- * each summary (summary-strip.ts) since the page opened. Longer ranges need the audit mirror;
- * without one they show an empty, labelled state. Every chart's numbers are a table one click
- * away.
+ * each summary (summary-strip.ts) since the page opened. Longer ranges (long-range.ts) come
+ * from the audit mirror; without one they show an empty, labelled state. Every chart's numbers
+ * are a table one click away.
  */
 import uPlot from "uplot";
 import type { FleetSummary } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
-import { getJson, openEvents } from "./api.js";
+import { openEvents } from "./api.js";
 import { fill, h } from "./dom.js";
+import { longRange } from "./long-range.js";
 import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
 import { absolute, currentZone } from "./time-zone.js";
 
@@ -62,7 +63,7 @@ export function charts(): Charts {
   const boxes = { rates: h("div", { class: "chart", "data-chart": "rates" }), instances: h("div", { class: "chart", "data-chart": "instances" }), types: h("div", { class: "chart", "data-chart": "types" }) };
   const pictures = h("div", { class: "charts-row" }, boxes.rates, boxes.instances, boxes.types);
   const table = h("div", { class: "scroll charts-table", hidden: true });
-  const longer = h("p", { class: "chart-empty", hidden: true, role: "status" });
+  const longer = longRange(chartOptions, colour);
   const toggle = h("button", { type: "button", class: "charts-toggle", "aria-pressed": "false", onclick: () => ((asTable = !asTable), draw()) }, "Show as a table");
   const rangeSelect = h("select", { id: "c-range", onchange: () => void chooseRange(rangeSelect.value) }, ...RANGES.map((r) => h("option", { value: r.value }, r.label)));
   const el = h(
@@ -70,22 +71,18 @@ export function charts(): Charts {
     { id: "charts", "aria-labelledby": "h-charts" },
     h("h3", { id: "h-charts", class: "sr-only" }, "The fleet over time"),
     h("div", { class: "graph-bar" }, h("label", { for: "c-range" }, "Range"), rangeSelect, toggle),
-    longer,
+    longer.el,
     pictures,
     table,
   );
 
-  async function chooseRange(value: string): Promise<void> {
+  function chooseRange(value: string): void {
     range = value;
-    if (value === "1h") return draw();
-    fill(longer, "Asking for the audit mirror…");
     draw();
-    const mirror = await getJson<{ available: boolean; reason?: string }>("mirror").catch((e: Error) => ({ available: false, reason: e.message }));
-    if (range !== value) return;
-    longer.textContent = mirror.available
-      ? `No chart for this range yet: an audit mirror runs, but the page does not read its longer ranges yet. The last hour is shown from the events stream.`
-      : `No data for this range: ${mirror.reason ?? "no audit mirror running"}. Longer ranges come from the audit mirror (agent-registry audit); the last hour comes from the events stream.`;
   }
+
+  /** Three abreast on a wide screen (12 px gaps, 10 px of border and padding each), one a row on a phone. */
+  const chartWidth = (): number => Math.max(260, Math.floor(((el.clientWidth || 900) - 24) / 3) - 10);
 
   function rateSeries(): MinuteSeries {
     return buckets.series(Date.now());
@@ -94,15 +91,14 @@ export function charts(): Charts {
   function draw(): void {
     toggle.textContent = asTable ? "Show as charts" : "Show as a table";
     toggle.setAttribute("aria-pressed", String(asTable));
-    const longRange = range !== "1h";
-    longer.hidden = !longRange;
-    pictures.hidden = asTable || longRange;
-    table.hidden = !asTable || longRange;
+    const long = range !== "1h";
+    pictures.hidden = asTable || long;
+    table.hidden = !asTable || long;
+    if (long) return void longer.show(range, asTable, chartWidth() * 2);
+    longer.hide();
     const r = rateSeries();
     if (asTable) return drawTable(r);
-    if (longRange) return;
-    // Three abreast on a wide screen (12 px gaps, 10 px of border and padding each), one a row on a phone.
-    const width = Math.max(260, Math.floor(((el.clientWidth || 900) - 24) / 3) - 10);
+    const width = chartWidth();
     const rates: uPlot.AlignedData = [r.minutes, r.registrations, r.deregistrations, r.evictions];
     if (!plots.rates) {
       plots.rates = new uPlot(chartOptions("Registrations, deregistrations, evictions per minute", width, [
@@ -196,6 +192,7 @@ export function charts(): Charts {
       events.close();
       clearInterval(minuteTimer);
       for (const p of Object.values(plots)) p?.destroy();
+      longer.stop();
     },
   };
 }
