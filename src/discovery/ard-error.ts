@@ -1,7 +1,7 @@
 /**
  * The errors of the discovery API as ARD names them (ard-spec v0.9, appendix B, and the
  * OpenAPI document's `Error`: `{errorCode, message}`), with their HTTP status. Codes the
- * appendix lacks (403, 405, 413, 503) follow its upper-case style; docs/discovery.md lists them all.
+ * appendix lacks (403, 405, 413, 501, 503) follow its upper-case style; docs/discovery.md lists them all.
  */
 export const ArdErrorCode = {
   InvalidArgument: "INVALID_ARGUMENT",
@@ -11,6 +11,8 @@ export const ArdErrorCode = {
   MethodNotAllowed: "METHOD_NOT_ALLOWED",
   PayloadTooLarge: "PAYLOAD_TOO_LARGE",
   RateLimitExceeded: "RATE_LIMIT_EXCEEDED",
+  /** The MCP Registry API's optional publish and delete, which this read-only front does not serve (501). */
+  NotImplemented: "NOT_IMPLEMENTED",
   Internal: "INTERNAL_ERROR",
   Unavailable: "UNAVAILABLE",
 } as const;

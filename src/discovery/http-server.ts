@@ -1,10 +1,10 @@
 /**
  * The discovery front's HTTP server (docs/discovery.md): ARD's registry API and the
- * ai-catalog.json manifest, answered by discovery-api.ts and explore.ts. Read-only (the POSTs,
+ * ai-catalog.json manifest, answered by discovery-api.ts and explore.ts, and the MCP Registry's
+ * generic API under /v0.1 (mcp-registry-routes.ts). Read-only (the POSTs,
  * /search and /explore, read), every body bounded before it is parsed, every reply paged, and every path also
  * under `/tenants/<tenant>/` for that tenant's view. Built apart from listen, as the ops server.
  */
-import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { RegistryClient } from "../client/registry-client.js";
@@ -18,6 +18,8 @@ import { ArdError, ArdErrorCode, invalidArgument, notFound } from "./ard-error.j
 import { bearerRefusal } from "./bearer.js";
 import { a2aCard, entryByIdentifier, listAgents, manifest, mcpServerCard, search, type Scope } from "./discovery-api.js";
 import { explore, parseExploreRequest } from "./explore.js";
+import { sendCacheable, sendJson } from "./http-reply.js";
+import { isMcpRegistryPath, mcpRegistryError, routeMcpRegistry } from "./mcp-registry-routes.js";
 import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
 
@@ -38,42 +40,29 @@ export type DiscoveryServer = {
   readonly url: string;
 };
 
-const JSON_TYPE = "application/json; charset=utf-8";
 /** ard-spec section 7.4: GET /agents pages default to 20. */
 const LIST_DEFAULT_PAGE_SIZE = 20;
 /** The depth a search body needs is 4 (body, query, filter, values); 16 leaves room and no more. */
 const MAX_BODY_DEPTH = 16;
-/** How long a client may cache an entry, a card or the manifest before asking again (with If-None-Match). */
-const MAX_AGE_S = 30;
 
 const TENANT_PATH_RE = /^\/tenants\/([^/]+)(\/.*)$/;
 const AGENT_FILE_RE = /^\/agents\/([^/]+)\/(agent-card\.json|mcp-server-card\.json)$/;
 const ENTRY_RE = /^\/agents\/([^/]+)$/;
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "Content-Type": JSON_TYPE, "Content-Length": Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
 function sendError(res: ServerResponse, e: ArdError, headers: Record<string, string> = {}): void {
   sendJson(res, e.status, { errorCode: e.errorCode, message: e.message }, headers);
 }
 
-/** A cacheable document: a strong ETag over its bytes, and 304 when the client holds it already. */
-function sendCacheable(req: IncomingMessage, res: ServerResponse, body: unknown, shared: boolean): void {
-  const text = JSON.stringify(body);
-  const etag = `"${createHash("sha256").update(text).digest("base64url").slice(0, 27)}"`;
-  // With a token, a shared cache must not hand one client's answer to another.
-  const headers = { ETag: etag, "Cache-Control": `${shared ? "public" : "private"}, max-age=${MAX_AGE_S}` };
-  const held = req.headers["if-none-match"];
-  if (held !== undefined && held.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
+/** An error in the shape of the API the path belongs to: the MCP Registry's `{error}` under /v0.1, else ARD's. */
+function sendFailure(req: IncomingMessage, res: ServerResponse, e: ArdError, headers: Record<string, string> = {}): void {
+  let mcp = false;
+  try {
+    mcp = isMcpRegistryPath(new URL(req.url ?? "/", "http://discovery.invalid").pathname);
+  } catch {
+    // A URL that does not parse is answered in ARD's shape.
   }
-  res.writeHead(200, { "Content-Type": JSON_TYPE, "Content-Length": Buffer.byteLength(text), ...headers });
-  res.end(req.method === "HEAD" ? undefined : text);
+  if (mcp) sendJson(res, e.status, mcpRegistryError(e), headers);
+  else sendError(res, e, headers);
 }
 
 /** The body's bytes, refused with 413 as soon as they pass the limit (the rest is not read). */
@@ -119,7 +108,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://discovery.invalid");
     const refusal = bearerRefusal(req.headers.authorization, config.token);
-    if (refusal) return sendError(res, new ArdError(401, ArdErrorCode.Unauthenticated, refusal.message), { "WWW-Authenticate": refusal.challenge });
+    if (refusal) return sendFailure(req, res, new ArdError(401, ArdErrorCode.Unauthenticated, refusal.message), { "WWW-Authenticate": refusal.challenge });
     let path = url.pathname;
     let tenant: string | null = options.defaultTenant ?? null;
     const tenantPath = TENANT_PATH_RE.exec(path);
@@ -128,6 +117,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
       tenant = tenantPath[1]!;
       path = tenantPath[2]!;
     }
+    if (isMcpRegistryPath(path)) return routeMcpRegistry(req, res, path, url.searchParams, scopeOf(tenant), shared);
     const read = req.method === "GET" || req.method === "HEAD";
     if (path === "/.well-known/ai-catalog.json") {
       if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
@@ -172,7 +162,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
   function handle(req: IncomingMessage, res: ServerResponse): void {
     // Each request may fan out to many registry queries: past the bound, refuse rather than queue.
     if (inFlight >= config.maxInFlight) {
-      sendError(res, new ArdError(429, ArdErrorCode.RateLimitExceeded, `${config.maxInFlight} requests are being answered; try again`), { "Retry-After": "1", Connection: "close" });
+      sendFailure(req, res, new ArdError(429, ArdErrorCode.RateLimitExceeded, `${config.maxInFlight} requests are being answered; try again`), { "Retry-After": "1", Connection: "close" });
       return;
     }
     inFlight++;
@@ -185,7 +175,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
         return;
       }
       // A body refused half-read leaves the rest on the socket: close it rather than parse it as the next request.
-      sendError(res, failure, failure.status === 413 ? { Connection: "close" } : {});
+      sendFailure(req, res, failure, failure.status === 413 ? { Connection: "close" } : {});
     });
   }
 
