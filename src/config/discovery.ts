@@ -12,7 +12,7 @@ export const DISCOVERY_VARIABLES = [
   { key: "httpPort", env: "REGISTRY_DISCOVERY_HTTP_PORT", flag: "http-port", default: 8090, doc: "port of the discovery HTTP API (0 picks a free port)" },
   { key: "httpHost", env: "REGISTRY_DISCOVERY_HTTP_HOST", flag: "http-host", default: "127.0.0.1", doc: "address the discovery API binds to" },
   { key: "publicUrl", env: "REGISTRY_DISCOVERY_PUBLIC_URL", flag: "public-url", default: undefined, doc: "the URL clients reach the API at, which every link served is built on (unset: http://<host>:<port>)" },
-  { key: "publisher", env: "REGISTRY_DISCOVERY_PUBLISHER", flag: "publisher", default: "localhost", doc: "publisher domain of the URNs served (urn:air:<publisher>:<namespace>:<agent_type>)" },
+  { key: "publisher", env: "REGISTRY_DISCOVERY_PUBLISHER", flag: "publisher", default: "localhost", doc: "publisher domain of the URNs served (urn:air:<publisher>:<namespace>:<agent_type>), and reversed the namespace of the MCP server names" },
   { key: "displayName", env: "REGISTRY_DISCOVERY_DISPLAY_NAME", flag: "display-name", default: "Agent Registry", doc: "the host's and the registry entry's displayName in the manifest" },
   { key: "token", env: "REGISTRY_DISCOVERY_TOKEN", flag: "http-token", default: undefined, doc: "bearer token every request must carry (never logged); unset: open" },
   { key: "referrals", env: "REGISTRY_DISCOVERY_REFERRALS", flag: "referral", default: undefined, doc: "upstream registries a search with federation referrals names, comma-separated <urn>=<url> (the flag repeats)" },

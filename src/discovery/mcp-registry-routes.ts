@@ -48,7 +48,8 @@ export async function routeMcpRegistry(req: IncomingMessage, res: ServerResponse
     return sendJson(res, 200, await listServers(scope, parseServerQuery(params)));
   }
   if (path === PUBLISH_PATH) {
-    return sendJson(res, 501, mcpRegistryError(new ArdError(501, ArdErrorCode.NotImplemented, "Publishing is not supported by this registry")));
+    // The body is not read: close rather than drain it, however large.
+    return sendJson(res, 501, mcpRegistryError(new ArdError(501, ArdErrorCode.NotImplemented, "Publishing is not supported by this registry")), { Connection: "close" });
   }
   const versions = VERSIONS_RE.exec(path);
   if (!versions) throw notFound(`no route ${path.slice(0, 200)}`);
