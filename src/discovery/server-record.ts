@@ -59,7 +59,8 @@ export function serverRecord(view: AgentView, publisher: string): ServerResponse
   const remotes = remotesOf(view.url);
   if (remotes) server.remotes = remotes;
   // The registry keeps one spec per agent type (docs/protocol.md section 9): the record served
-  // is the only version, so it is the latest, and it was published when it was registered.
+  // is the only version, so it is the latest. `registered_at` is the agent type's first
+  // registration; the view carries no time of the spec's last change, so updatedAt repeats it.
   const official: OfficialMeta = { status: "active", publishedAt: view.registered_at, updatedAt: view.registered_at, isLatest: true };
   return { server, _meta: { [OFFICIAL_META_KEY]: official } };
 }
