@@ -3,12 +3,15 @@
  * playwright-core, headless, with a fresh profile per launch and nothing reaching the network
  * by itself. Missing browser: the test fails with how to install it, it is not skipped.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
+/** Where the page tests keep their screenshots (CI keeps .ci/out/). */
+export const SCREENSHOTS = new URL("../../.ci/out/", import.meta.url).pathname;
 
 const ARGS = [
   "--headless",
@@ -50,4 +53,14 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<TestB
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The web page built into dist/ui/public as the registry serves it (build-page.mjs rewrites a
+ * file only when its bytes change, so test files building at once agree), and the folder for
+ * screenshots made.
+ */
+export function buildWebPage(): void {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
 }

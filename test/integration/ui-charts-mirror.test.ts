@@ -4,22 +4,20 @@
  * deregistered, the 24-hour range draws the rates chart from the mirror's `history_rates`, and
  * its table alternative holds exactly those counts. A screenshot goes to .ci/out/.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
 import { startAudit, type TestAudit } from "../harness/audit.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { sql, type TestDatabase } from "../harness/postgres.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { withTestDatabase } from "../harness/shared-postgres.js";
 import { waitFor } from "../harness/wait.js";
 
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 const LONG = 600_000;
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -30,8 +28,7 @@ let browser: TestBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
   server = await withNatsServer();
   reg = await startRegistry(server.url);

@@ -4,19 +4,17 @@
  * status charts are drawn, and their table alternative holds exactly those numbers; a longer
  * range with no audit mirror shows its empty, labelled state. Screenshots go to .ci/out/.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 const LONG = 600_000;
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -27,8 +25,7 @@ let page: Page;
 let base: string;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   browser = await launchChromium();
   server = await withNatsServer();
   reg = await startRegistry(server.url);

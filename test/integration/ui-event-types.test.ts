@@ -5,20 +5,18 @@
  * protocol's own types do, never as JSON; the stream, read with fetch, reconnects by itself when
  * the registry restarts and resumes after the last event it saw. Screenshots go to .ci/out/.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 let server: NatsTestServer;
 let reg: TestRegistry;
 let nc: NatsConnection;
@@ -28,8 +26,7 @@ let page: Page;
 let base: string;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   browser = await launchChromium();
   server = await withNatsServer();
   reg = await startRegistry(server.url);

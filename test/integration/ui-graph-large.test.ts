@@ -4,19 +4,17 @@
  * loading elkjs's 1.5 MB script, every node once. The time from navigation to the drawn graph is
  * printed, not asserted (docs/ui.md quotes it). A screenshot goes to .ci/out/.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 const NODES = 2000;
 const name = (i: number) => `lg-${String(i).padStart(4, "0")}`;
 let server: NatsTestServer;
@@ -26,8 +24,7 @@ let browser: TestBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   browser = await launchChromium({ viewport: { width: 1400, height: 900 } });
   server = await withNatsServer();
   reg = await startRegistry(server.url);

@@ -6,19 +6,17 @@
  * between local time and UTC, and the choice survives a reload. Short heartbeat intervals and
  * waits on the DOM, never a sleep. Screenshots go to .ci/out/.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 const LONG = 600_000; // the heartbeat interval of instances that stay on time for the whole test
 /** The dying instances' interval: late after one, critical after two, evicted after three (REGISTRY_MISSED_HEARTBEATS). */
 const INTERVAL = 2500;
@@ -31,8 +29,7 @@ let page: Page;
 let base: string;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   browser = await launchChromium();
   server = await withNatsServer();
   reg = await startRegistry(server.url, { missedHeartbeats: 3 });

@@ -4,20 +4,18 @@
  * the agent view and the event feed show at each step, live, without a reload. Screenshots go
  * to .ci/out/ (CI artefacts).
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
-import { launchChromium, type TestBrowser } from "../harness/browser.js";
+import { buildWebPage, launchChromium, SCREENSHOTS, type TestBrowser } from "../harness/browser.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { configOf, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
 const TOKEN = "page-test-token";
-const OUT = new URL("../../.ci/out/", import.meta.url).pathname;
+const OUT = SCREENSHOTS;
 const LONG = 600_000; // heartbeat interval of the instances that must stay for the whole test
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -28,8 +26,7 @@ let page: Page;
 let base: string;
 
 beforeAll(async () => {
-  mkdirSync(OUT, { recursive: true });
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   // Launched first: without Chromium the test fails here, before anything else starts.
   browser = await launchChromium();
   server = await withNatsServer();

@@ -3,10 +3,10 @@
  * API answered by the registry's own queries, the history request degrading when no audit
  * mirror runs, and /ui/events as server-sent events resumable from a stream sequence.
  */
-import { execFileSync } from "node:child_process";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { buildWebPage } from "../harness/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
@@ -24,7 +24,7 @@ let base: string;
 const streams: SseStream[] = [];
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ["src/ui/build-page.mjs"], { stdio: "pipe" });
+  buildWebPage();
   server = await withNatsServer();
   reg = await startRegistry(server.url, { uiToken: TOKEN, uiMaxClients: 3 });
   base = `http://127.0.0.1:${reg.httpPort}`;
