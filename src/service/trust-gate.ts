@@ -56,8 +56,8 @@ export class TrustGate {
     const doc = presented.document;
     if (doc === null || doc.signatures.length === 0) {
       if (trust.mode !== TrustMode.Require) return undefined;
-      const path = doc === null ? "signature" : doc.source === "spec" ? "signature" : "a2a_card.signatures";
-      const what = doc === null ? "only a spec or an A2A card can be signed in this version" : "the registration carries no signature";
+      const path = doc?.source === "a2a_card" ? "a2a_card.signatures" : "signature";
+      const what = "the registration carries no signature";
       throw trustRefusal("signature_required", path, `${what}, and ${spec.tenant_scope === null ? "shared agents" : `tenant ${spec.tenant_scope}`} requires one`);
     }
     if (doc.source === "a2a_card") {

@@ -1,5 +1,5 @@
 /**
- * Signed A2A cards through a real registry (A2A section 8.4), for a tenant set to
+ * Signed A2A cards (A2A section 8.4), and a signed MCP tool spec, through a real registry, for a tenant set to
  * verify-if-present: a card signed by Python's `cryptography` over its JCS form without
  * `signatures` is stored verified; an unsigned card is stored unverified; a card whose signature
  * does not verify, or with a nats_subject beside it that no signature covers, is refused and
@@ -82,6 +82,24 @@ describe("signed A2A cards, tenant globex set to verify-if-present", () => {
     expect(redirected.body.error.issues[0]).toMatchObject({ path: "nats_subject" });
     expect(redirected.body.error.issues[0].message).toMatch(/^unsigned_fields: /);
     expect((await c.request("tenant.globex.get", { agent_type: "globex-forged" })).body.error.code).toBe("not_found");
+  });
+
+  it("stores a tool spec signed beside it (v1.2) as verified, and refuses the same body on another agent type's subject", async () => {
+    const body = {
+      mcp_toolspec: { tools: [{ name: "ledger-sum", description: "Sums the ledger", inputSchema: { type: "object" } }] },
+      description: "Globex ledger tools",
+      version: "1.0.0",
+    };
+    const s = pythonSign({ key: "EdDSA", pem: signer.pem, protected: { alg: "EdDSA", kid: "globex-1" }, payload: jcs({ ...body, agent_type: "globex-tools" }) });
+    const signature = { protected: s.protected, signature: s.signature };
+    const r = await c.request("tenant.globex.register.globex-tools", { ...body, signature });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    const got = await c.request("tenant.globex.get", { agent_type: "globex-tools", min_revision: r.body.revision });
+    expect(got.body.agent.trust).toMatchObject({ verified: true, kid: "globex-1", publisher: "Globex" });
+    const moved = await c.request("tenant.globex.register.globex-tools-copy", { ...body, signature });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.issues[0].message).toMatch(/^bad_signature: /);
+    expect((await c.request("tenant.globex.get", { agent_type: "globex-tools-copy" })).body.error.code).toBe("not_found");
   });
 
   it("refuses 5,000 signatures (as many as a body may hold) by their count", async () => {

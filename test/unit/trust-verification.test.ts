@@ -1,5 +1,5 @@
 /**
- * Signed specs and cards against a tenant's trust roots (docs/trust.md): signatures made by an
+ * Signed specs, cards and tool specs against a tenant's trust roots (docs/trust.md): signatures made by an
  * independent implementation (Python's `cryptography`) verify, and every hostile variant is
  * refused with its reason. The gate is driven as registration drives it: bounds first, then
  * the judgement once the spec's tenant is known.
@@ -138,6 +138,23 @@ describe("signed specs and cards", () => {
     expect(() => gate.presented(many, "acme")).toThrow(/too_many_signatures/);
     expect(() => gate.presented({ spec: specBody, signature: "x" })).toThrow(/malformed_signature/);
     expect(gate.presented(many, "globex")).toMatchObject({ refused: expect.any(RegistryError) });
+  });
+
+  it("verifies a tool spec signed by Python over its JCS form with the agent type and the fields beside it, and refuses it moved to another agent type or subject", async () => {
+    const toolBody = {
+      mcp_toolspec: { tools: [{ name: "summarize", description: "Summarizes", inputSchema: { type: "object" } }] },
+      version: "1.0.0",
+      description: "Summarizes",
+      nats_subject: "acme.tools.summarize",
+    };
+    const signed = signSpec(acme, { alg: "ES256", kid: "acme-2026" }, jcs({ ...toolBody, agent_type: "acme-summarizer" }));
+    const signature = { protected: signed.protected, signature: signed.signature };
+    const roots = await rootsWith();
+    expect(await judge(roots, { ...toolBody, signature })).toEqual({ verified: true, kid: "acme-2026", publisher: "Acme Corp", verified_at: NOW });
+    // The same body sent on another agent type's subject, or with requests sent elsewhere: not what was signed.
+    expect(await judge(roots, { ...toolBody, signature }, specOf("acme", "acme-other"))).toMatch(/^signature\.signature bad_signature/);
+    expect(await judge(roots, { ...toolBody, nats_subject: "evil.tasks", signature })).toMatch(/bad_signature/);
+    expect(await judge(roots, toolBody)).toMatch(/^signature signature_required/);
   });
 
   it("refuses fields beside a signed card that its signature does not cover", async () => {

@@ -21,7 +21,7 @@ export type SpecSource = (typeof SPEC_SOURCES)[number];
 
 /** Top-level fields that complete a card (10.1) or a tool spec (10.2). */
 const CARD_FIELDS = ["strict", "nats_subject", "consumer_group", "owner_team", "tenant_scope"] as const;
-const TOOLSPEC_FIELDS = ["kind", "description", "version", "owner_team", "url", "nats_subject", "consumer_group", "tenant_scope"] as const;
+export const TOOLSPEC_FIELDS = ["kind", "description", "version", "owner_team", "url", "nats_subject", "consumer_group", "tenant_scope"] as const;
 const COMPLETING_FIELDS = new Set<string>([...CARD_FIELDS, ...TOOLSPEC_FIELDS]);
 
 export type RegisterBodySpec = {

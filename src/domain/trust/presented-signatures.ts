@@ -6,11 +6,16 @@
  *   the `spec` member exactly as sent.
  * - An A2A card is signed as A2A section 8.4 says: each entry of its own `signatures` is a
  *   JWS over the JCS form of the card without `signatures`.
+ * - An MCP tool spec is signed by a detached JWS beside it, `signature`, over the JCS form of
+ *   an object of the agent type (the subject's: a tools/list result names none), `mcp_toolspec`
+ *   and those of the fields beside it that complete the spec, exactly as sent: so a signed tool
+ *   spec can be registered under no other agent type, subject or owner than the one signed.
  *
  * Every signature is held to small bounds before anything else looks at it (no walk of a huge
  * array, no nested values), and the document is canonicalized only once they hold.
  */
 import canonicalize from "canonicalize";
+import { TOOLSPEC_FIELDS } from "../interop/register-body.js";
 import { isPlainObject } from "../spec/spec.js";
 import { trustRefusal } from "./trust-refusal.js";
 
@@ -32,16 +37,16 @@ export type PresentedSignature = {
 };
 
 export type SignedDocument = {
-  readonly source: "spec" | "a2a_card";
-  /** The JCS canonical form of what the signatures cover. */
-  readonly canonical: string;
+  readonly source: "spec" | "a2a_card" | "mcp_toolspec";
+  /** The JCS canonical form of what the signatures cover, for the agent type registered (a tool spec's covers it). */
+  readonly canonical: (agentType: string) => string;
   /** Empty: the document came unsigned. */
   readonly signatures: readonly PresentedSignature[];
 };
 
 /**
  * The signed document of a register body, or null for a body with no document a signature can
- * cover (a tool spec with no signature). Throws `invalid_request` for signatures out of bounds
+ * cover. Throws `invalid_request` for signatures out of bounds
  * or of the wrong shape, and for a `signature` where this version takes none.
  */
 export function presentedSignatures(body: Readonly<Record<string, unknown>>): SignedDocument | null {
@@ -54,17 +59,28 @@ export function presentedSignatures(body: Readonly<Record<string, unknown>>): Si
     const listed = card["signatures"];
     const signatures = listed === undefined ? [] : signatureList(listed, "a2a_card.signatures");
     const { signatures: _left, ...unsigned } = card;
-    return { source: "a2a_card", canonical: canonicalForm(unsigned, "a2a_card"), signatures };
+    const canonical = canonicalForm(unsigned, "a2a_card");
+    return { source: "a2a_card", canonical: () => canonical, signatures };
   }
   if (body["spec"] !== undefined) {
-    const one = body["signature"];
-    const signatures = one === undefined ? [] : [signatureOf(one, "signature")];
-    return { source: "spec", canonical: canonicalForm(body["spec"], "spec"), signatures };
+    const canonical = canonicalForm(body["spec"], "spec");
+    return { source: "spec", canonical: () => canonical, signatures: detached(body) };
+  }
+  if (body["mcp_toolspec"] !== undefined) {
+    const covered: Record<string, unknown> = { mcp_toolspec: body["mcp_toolspec"] };
+    for (const field of TOOLSPEC_FIELDS) if (body[field] !== undefined) covered[field] = body[field];
+    return { source: "mcp_toolspec", canonical: (agentType) => canonicalForm({ ...covered, agent_type: agentType }, "mcp_toolspec"), signatures: detached(body) };
   }
   if (body["signature"] !== undefined) {
-    throw trustRefusal("signature_not_supported", "signature", "only a spec or an A2A card can be signed in this version");
+    throw trustRefusal("signature_not_supported", "signature", "a signature goes beside a spec or a tool spec, or inside an A2A card");
   }
   return null;
+}
+
+/** The one detached JWS beside a spec or a tool spec, if any. */
+function detached(body: Readonly<Record<string, unknown>>): PresentedSignature[] {
+  const one = body["signature"];
+  return one === undefined ? [] : [signatureOf(one, "signature")];
 }
 
 function signatureList(listed: unknown, path: string): PresentedSignature[] {

@@ -23,13 +23,13 @@ export type Attestation = {
 
 /** The attestation of the document's first signature once all verify; throws the first refusal. */
 export async function verifySignatures(doc: SignedDocument, trust: TenantTrust, agentType: string, now: number): Promise<Attestation> {
-  const payload = base64url.encode(doc.canonical);
+  const payload = base64url.encode(doc.canonical(agentType));
   let first: Attestation | undefined;
   for (const sig of doc.signatures) {
     const grant = await verifyOne(sig, payload, trust, agentType, now);
     first ??= { verified: true, kid: grant.kid, publisher: grant.publisher, verified_at: now };
   }
-  if (first === undefined) throw trustRefusal("signature_required", doc.source === "spec" ? "signature" : "a2a_card.signatures", "no signature to verify");
+  if (first === undefined) throw trustRefusal("signature_required", doc.source === "a2a_card" ? "a2a_card.signatures" : "signature", "no signature to verify");
   return first;
 }
 
