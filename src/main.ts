@@ -112,6 +112,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   async function runSteps(): Promise<void> {
     const registryFile = await steps.readRegistryFile(ctx);
     const trustRoots = await steps.readTrustRoots(ctx);
+    const cardSigner = await steps.readCardSigner(ctx);
     const schemas = steps.startSchemaChecks(ctx);
     const payloads = steps.startPayloadChecks(ctx);
     await steps.listenOps(ctx);
@@ -119,11 +120,11 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     const stores = await steps.openStores(ctx, nats);
     const leaseStore = await steps.openLeaseStore(ctx, nats);
     const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trustRoots);
+    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trustRoots, cardSigner);
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
-    steps.serveAgentDocuments(ctx, useCases);
+    steps.serveAgentDocuments(ctx, useCases, cardSigner);
     serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder });
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.startFanout(ctx, useCases);

@@ -58,7 +58,12 @@ export interface OpsServerOptions {
 export interface AgentDocuments {
   card(agentType: string): Promise<object>;
   toolspec(agentType: string): Promise<object>;
+  /** The public key exported cards are signed with, as a JWK Set; undefined when cards go unsigned. */
+  jwks?(): object | undefined;
 }
+
+/** Where the card signing key's public half is published (RFC 8615's well-known prefix). */
+const JWKS_PATH = "/.well-known/jwks.json";
 
 /**
  * Answers every request under /ui (the operator's page, its API and its event feed). It owns
@@ -100,7 +105,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
     const path = (req.url ?? "/").split("?", 1)[0] ?? "/";
     if (ui && (path === "/ui" || path.startsWith("/ui/"))) return ui(req, res, path);
     const document = AGENT_DOCUMENT_RE.exec(path);
-    const known = path === "/metrics" || path === "/healthz" || path === "/readyz" || document !== null;
+    const known = path === "/metrics" || path === "/healthz" || path === "/readyz" || path === JWKS_PATH || document !== null;
     if (!known) return sendJson(res, 404, { error: { code: "not_found", message: `no route ${path}` } });
     // HEAD is GET without a body (RFC 9110); some load balancers probe with it.
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -108,6 +113,11 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       return sendJson(res, 405, { error: { code: "method_not_allowed", message: `${req.method} not allowed on ${path}` } });
     }
     if (document !== null) return serveDocument(res, document[1]!, document[2] === "agent-card.json" ? "card" : "toolspec");
+    if (path === JWKS_PATH) {
+      const jwks = documents?.jwks?.();
+      if (jwks === undefined) return sendJson(res, 404, { error: { code: "not_found", message: "exported cards are not signed here (REGISTRY_CARD_SIGNING_KEY is not set)" } });
+      return sendJson(res, 200, jwks);
+    }
     if (path === "/metrics") {
       const text = await registry.metrics();
       return send(res, 200, registry.contentType, text);

@@ -42,6 +42,7 @@ import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
 import { SerializedReply } from "./serialized-reply.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
+import type { CardSigner } from "../domain/trust/card-signer.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
 import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
 import { InlinePayloadChecks, type PayloadChecks } from "./payload-checks.js";
@@ -96,13 +97,24 @@ export class QueryService {
   private readonly fileWarnings: () => readonly FileProblem[];
   /** Writes an SBOM document: the costly part of `sbom`, run only for a request admitted. */
   private readonly buildSbom: typeof sbomDocument;
+  private readonly cardSigner: CardSigner | undefined;
 
   constructor(
     private readonly view: RegistryView,
     private readonly waitForRevision: (revision: number, timeoutMs: number) => Promise<RevisionWait>,
-    opts: { log?: Logger; maxPayload?: () => number; onUnresolvedRef?: () => void; fileWarnings?: () => readonly FileProblem[]; payloads?: PayloadChecks; buildSbom?: typeof sbomDocument } = {},
+    opts: {
+      log?: Logger;
+      maxPayload?: () => number;
+      onUnresolvedRef?: () => void;
+      fileWarnings?: () => readonly FileProblem[];
+      payloads?: PayloadChecks;
+      buildSbom?: typeof sbomDocument;
+      /** Signs exported cards (REGISTRY_CARD_SIGNING_KEY); none: they go unsigned. */
+      cardSigner?: CardSigner;
+    } = {},
   ) {
     this.buildSbom = opts.buildSbom ?? sbomDocument;
+    this.cardSigner = opts.cardSigner;
     this.payloads = opts.payloads ?? new InlinePayloadChecks();
     this.fileWarnings = opts.fileWarnings ?? (() => []);
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
@@ -385,7 +397,9 @@ export class QueryService {
     // Exports (PROTOCOL.md section 10.3): any agent, whatever it registered with; no liveness.
     card: (body, tenant) => {
       const q = parseMessage(cardQuery, body, "card");
-      return { card: exportCard(this.visibleAgent(q.agent_type, tenant).spec, q.a2a_version ?? "1.0") };
+      const card = exportCard(this.visibleAgent(q.agent_type, tenant).spec, q.a2a_version ?? "1.0");
+      const signer = this.cardSigner;
+      return signer ? signer.sign(card).then((signed) => ({ card: signed })) : { card };
     },
 
     toolspec: (body, tenant) => {

@@ -6,6 +6,7 @@ import { TypeBudgets } from "../domain/rate-limit.js";
 import { startEndpoints } from "../adapters/nats/endpoints.js";
 import { requestObserver } from "../adapters/http/metrics.js";
 import type { EventPublisher } from "../service/event-publisher.js";
+import type { CardSigner } from "../domain/trust/card-signer.js";
 import type { StartContext, Nats, UseCases } from "./context.js";
 
 export async function listenOps(ctx: StartContext): Promise<void> {
@@ -14,12 +15,13 @@ export async function listenOps(ctx: StartContext): Promise<void> {
 }
 
 
-/** The ops server's /agents/<agent_type>/agent-card.json and toolspec.json: the `card` and `toolspec` queries, for shared agents. */
-export function serveAgentDocuments(ctx: StartContext, { queries }: UseCases): void {
+/** The ops server's /agents/<agent_type>/agent-card.json and toolspec.json (the `card` and `toolspec` queries, for shared agents), and the card signing key's /.well-known/jwks.json. */
+export function serveAgentDocuments(ctx: StartContext, { queries }: UseCases, cardSigner?: CardSigner): void {
   const strip = ({ revision: _revision, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
   ctx.ops.serveAgentDocuments({
     card: async (agentType) => (strip((await queries.run("card", { agent_type: agentType }, null)) as Record<string, unknown>)["card"] as object),
     toolspec: async (agentType) => strip((await queries.run("toolspec", { agent_type: agentType }, null)) as Record<string, unknown>),
+    jwks: () => cardSigner?.jwks(),
   });
 }
 

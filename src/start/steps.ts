@@ -10,7 +10,7 @@ export type { SchemaChecksStep } from "./checks.js";
 export { listenOps, serveAgentDocuments, openEndpoints } from "./endpoints.js";
 export { connectNats } from "./nats.js";
 export { openLeaseStore, openStores, startPublisher } from "./stores.js";
-export { readTrustRoots } from "./trust.js";
+export { readCardSigner, readTrustRoots } from "./trust.js";
 export { buildUseCases, startFanout, loadView } from "./use-cases.js";
 export { readRegistryFile, applyRegistryFile } from "./registry-file.js";
 export type { StartRegistryFile } from "./registry-file.js";

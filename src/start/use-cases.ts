@@ -21,6 +21,7 @@ import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 import { TrustGate } from "../service/trust-gate.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
+import type { CardSigner } from "../domain/trust/card-signer.js";
 import type { Logger } from "../kit/logger.js";
 import { untilAborted, type StartContext, type Nats, type Stores, type UseCases } from "./context.js";
 
@@ -37,6 +38,7 @@ export function buildUseCases(
   checker: SchemaChecks,
   payloads: PayloadChecks,
   trustRoots: TrustRoots = TrustRoots.none,
+  cardSigner?: CardSigner,
 ): UseCases {
   const { config, clock, metrics, view, root } = ctx;
   const { store } = stores;
@@ -58,6 +60,7 @@ export function buildUseCases(
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
     onUnresolvedRef: () => metrics.schemaRefsUnresolved.inc(),
     payloads,
+    ...(cardSigner ? { cardSigner } : {}),
   });
   nats.events.onDown.push(() => {
     evictor.disconnected();

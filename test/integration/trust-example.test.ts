@@ -36,7 +36,7 @@ beforeAll(async () => {
     expect(run.status, `${DOC}:${b.line}: ${run.stderr}`).toBe(0);
   }
   server = await withNatsServer();
-  reg = await startRegistry(server.url, { trustFile: join(dir, "trust.json") });
+  reg = await startRegistry(server.url, { trustFile: join(dir, "trust.json"), cardSigningKey: join(dir, "registry-card-key.json") });
   c = await RawClient.connect(server.url, configOf(reg).prefix);
 });
 
@@ -118,6 +118,15 @@ describe("docs/trust.md, tenant acme set to require", () => {
     // Without any verified provider, a verified-only route is no_route rather than a fallback.
     const none = await c.request("route", { skill: "summarize", verified_only: true });
     expect(none.body.error.code).toBe("no_route");
+  });
+
+  it("signs exported cards with the key the document generates, and publishes its public half", async () => {
+    const jwks = (await (await fetch(`http://127.0.0.1:${reg.httpPort}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> };
+    expect(jwks.keys.map((k) => [k["kid"], k["alg"], k["d"]])).toEqual([["registry-2026", "EdDSA", undefined]]);
+    const card = await c.request("tenant.acme.card", { agent_type: "acme-summarizer" });
+    expect(card.ok, JSON.stringify(card.body)).toBe(true);
+    const header = JSON.parse(Buffer.from(card.body.card.signatures[0].protected, "base64url").toString());
+    expect(header).toEqual({ alg: "EdDSA", kid: "registry-2026" });
   });
 
   it("the CLI's find, search and discover take --verified-only", { timeout: 120_000 }, async () => {
