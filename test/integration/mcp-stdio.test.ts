@@ -355,7 +355,9 @@ describe("stdout", () => {
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "agent_get", arguments: { agent_type: "nobody" } } });
     send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "registry_health", arguments: {} } });
     send({ jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: "registry://nothing" } });
-    await waitFor(() => out.includes('"id":5'), { timeoutMs: 10_000, message: "the last answer" });
+    // Answers go out as they are ready, not in request order: wait for each (the CI once saw the
+    // quick id 5 before 3 and 4, which need the registry, and closed stdin on them).
+    await waitFor(() => [2, 3, 4, 5].every((id) => out.includes(`"id":${id}`)), { timeoutMs: 10_000, message: "every answer" });
     child.stdin.end();
     expect(await exited).toBe(0);
 
