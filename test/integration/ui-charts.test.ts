@@ -71,6 +71,10 @@ it("charts a known fleet's registrations, deregistrations and evictions, and its
     return c["instances-ready"] === "1" && c["instances-registered"] === "1" && c["types-deregistered"] === "2";
   }, { timeoutMs: 15_000, intervalMs: 200, message: "now: one instance ready, one registered, two agent types deregistered" });
   expect(await counts()).toMatchObject({ "instances-late": "0", "instances-critical": "0", "types-ready": "1", "types-registered": "1" });
+  // Before the first sample: the counts rebuilt from the replayed events, oldest first the hour's
+  // start and the three registrations (the changes just after navigation may precede the first sample too).
+  const rebuilt = await page.locator("#rebuilt-table tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.querySelector('[data-col="instances"]')?.textContent, tr.querySelector('[data-col="types"]')?.textContent]));
+  expect(rebuilt.reverse().slice(0, 4), JSON.stringify(rebuilt)).toEqual([["0", "0"], ["1", "1"], ["2", "2"], ["3", "3"]]);
   await page.screenshot({ path: `${OUT}ui-charts-table.png`, fullPage: true });
   await page.click(".charts-toggle");
   await page.screenshot({ path: `${OUT}ui-charts.png`, fullPage: true });

@@ -2,7 +2,8 @@
  * The chart strip of the fleet view, drawn by uPlot: registrations, deregistrations and
  * evictions per minute over the last hour, counted from the events stream (the last hour
  * replayed with ?since=1h, then live); live instances and agent types by status, sampled from
- * each summary (summary-strip.ts) since the page opened. Longer ranges (long-range.ts) come
+ * each summary (summary-strip.ts) since the page opened, and their totals before it rebuilt
+ * from the same events (live-history.ts). Longer ranges (long-range.ts) come
  * from the audit mirror; without one they show an empty, labelled state. Every chart's numbers
  * are a table one click away.
  */
@@ -11,10 +12,16 @@ import type { FleetSummary } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
 import { openEvents } from "./api.js";
 import { fill, h } from "./dom.js";
+import { LiveHistory, type LivePoint } from "./live-history.js";
 import { longRange } from "./long-range.js";
 import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
 import { absolute, currentZone } from "./time-zone.js";
 
+const HOUR_MS = 3_600_000;
+/** Live ones: ready, registered and draining (the first three series of each chart; late and critical are among them). */
+const liveAt = (series: number[][], i: number): number => (series[0]![i] ?? 0) + (series[1]![i] ?? 0) + (series[2]![i] ?? 0);
+/** A count holds until the next event changes it: a point a millisecond before each change draws the step. */
+const steps = (points: LivePoint[]): LivePoint[] => points.flatMap((p, i) => (i === 0 ? [p] : [{ ...points[i - 1]!, at: p.at - 1 }, p]));
 /** Samples kept: two hours at one every 2 s. */
 const MAX_SAMPLES = 3600;
 const HEIGHT = 160;
@@ -54,6 +61,7 @@ function chartOptions(title: string, width: number, series: Array<{ label: strin
 
 export function charts(): Charts {
   const buckets = new MinuteBuckets();
+  const history = new LiveHistory();
   const samples: { at: number[]; instances: number[][]; types: number[][] } = { at: [], instances: INSTANCE_SERIES.map(() => []), types: TYPE_SERIES.map(() => []) };
   const seen = new Set<number>();
   const plots: { rates?: uPlot; instances?: uPlot; types?: uPlot } = {};
@@ -107,15 +115,27 @@ export function charts(): Charts {
         { label: "evictions", stroke: colour("--bad-fg") },
       ]), rates, boxes.rates);
     } else plots.rates.setData(rates);
-    // A line needs two points: one sample alone would draw nothing on a meaningless time axis.
-    if (samples.at.length < 2) return;
-    const inst: uPlot.AlignedData = [samples.at, ...samples.instances];
-    const types: uPlot.AlignedData = [samples.at, ...samples.types];
+    if (samples.at.length === 0) return;
+    // Before the first sample, the live totals rebuilt from the last hour's events (live-history.ts);
+    // the statuses are sampled only while the page is open, so they are gaps there.
+    const rebuilt = steps(rebuiltBeforeOpen());
+    const x = [...rebuilt.map((p) => p.at / 1000), ...samples.at];
+    const gaps = rebuilt.map(() => null);
+    const inst: uPlot.AlignedData = [x, ...samples.instances.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.instances), ...samples.at.map((_, i) => liveAt(samples.instances, i))]];
+    const types: uPlot.AlignedData = [x, ...samples.types.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.types), ...samples.at.map((_, i) => liveAt(samples.types, i))]];
     const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
-    if (!plots.instances) plots.instances = new uPlot(chartOptions("Live instances by status", width, INSTANCE_SERIES.map((s) => ({ label: s, stroke: tone[s]! }))), inst, boxes.instances);
+    const all = { label: "all live", stroke: colour("--fg") };
+    if (!plots.instances) plots.instances = new uPlot(chartOptions("Live instances by status", width, [...INSTANCE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), inst, boxes.instances);
     else plots.instances.setData(inst);
-    if (!plots.types) plots.types = new uPlot(chartOptions("Agent types by status", width, TYPE_SERIES.map((s) => ({ label: s, stroke: tone[s]! }))), types, boxes.types);
+    if (!plots.types) plots.types = new uPlot(chartOptions("Agent types by status", width, [...TYPE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), types, boxes.types);
     else plots.types.setData(types);
+  }
+
+  /** Live instances and agent types from an hour before the first sample up to it, rebuilt from events. */
+  function rebuiltBeforeOpen(): LivePoint[] {
+    if (samples.at.length === 0) return [];
+    const first = samples.at[0]! * 1000;
+    return history.before(first, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0) }, first - HOUR_MS);
   }
 
   function drawTable(r: MinuteSeries): void {
@@ -142,7 +162,19 @@ export function charts(): Charts {
             { id: "counts-table" },
             countsTable(`Live instances now (${absolute(new Date(samples.at[last]! * 1000).toISOString())})`, "instances", INSTANCE_SERIES, samples.instances, last),
             countsTable("Agent types now", "types", TYPE_SERIES, samples.types, last),
+            rebuiltTable(),
           ),
+    );
+  }
+
+  function rebuiltTable(): HTMLElement {
+    const rows = rebuiltBeforeOpen().reverse();
+    return h(
+      "table",
+      { id: "rebuilt-table" },
+      h("caption", {}, "Before the page opened: live instances and agent types, rebuilt from the last hour's events"),
+      h("thead", {}, h("tr", {}, ...["At", "Live instances", "Live agent types"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, ...rows.map((p) => h("tr", {}, h("th", { scope: "row" }, absolute(new Date(p.at).toISOString())), h("td", { "data-col": "instances" }, p.instances), h("td", { "data-col": "types" }, p.types)))),
     );
   }
 
@@ -175,6 +207,7 @@ export function charts(): Charts {
       if (seen.size > 100_000) seen.clear();
     }
     buckets.add(e);
+    history.add(e);
     drawSoon();
   });
   // A replay of thousands of events draws once, not once each.
