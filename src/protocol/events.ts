@@ -42,6 +42,10 @@ export type RegisteredData = {
    * registry-file entry; PROTOCOL.md section 9). Absent from events stored before v1.1.
    */
   replaced?: boolean;
+  /** v1.2: the instance's status as registered; absent from events stored before. */
+  status?: InstanceStatus;
+  /** v1.2: false when a live instance registered again and overwrote its spec (`replaced`), the one case of no new instance; absent from events stored before. */
+  new_instance?: boolean;
   revision: number;
 };
 export type DeregisteredData = {
@@ -50,6 +54,8 @@ export type DeregisteredData = {
   reason: RemovalReason;
   agent_removed: boolean;
   last_heartbeat: string;
+  /** v1.2: the status the instance had when it left; absent from events stored before. */
+  status?: InstanceStatus;
   revision: number;
 };
 export type StatusChangedData = { agent_type: string; instance_id: string; from: InstanceStatus; to: InstanceStatus; revision: number };

@@ -73,8 +73,15 @@ it("charts a known fleet's registrations, deregistrations and evictions, and its
   expect(await counts()).toMatchObject({ "instances-late": "0", "instances-critical": "0", "types-ready": "1", "types-registered": "1" });
   // Before the first sample: the counts rebuilt from the replayed events, oldest first the hour's
   // start and the three registrations (the changes just after navigation may precede the first sample too).
-  const rebuilt = await page.locator("#rebuilt-table tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.querySelector('[data-col="instances"]')?.textContent, tr.querySelector('[data-col="types"]')?.textContent]));
-  expect(rebuilt.reverse().slice(0, 4), JSON.stringify(rebuilt)).toEqual([["0", "0"], ["1", "1"], ["2", "2"], ["3", "3"]]);
+  const cols = ["instances", "ready", "registered", "types"];
+  const rebuilt = await page.locator("#rebuilt-table tbody tr").evaluateAll((trs, names) => trs.map((tr) => names.map((n) => tr.querySelector(`[data-col="${n}"]`)?.textContent)), cols);
+  // ch-a ready, ch-b registered, ch-c ready: by status too (protocol v1.2's status in the events).
+  expect(rebuilt.reverse().slice(0, 4), JSON.stringify(rebuilt)).toEqual([
+    ["0", "0", "0", "0"],
+    ["1", "1", "0", "1"],
+    ["2", "1", "1", "2"],
+    ["3", "2", "1", "3"],
+  ]);
   await page.screenshot({ path: `${OUT}ui-charts-table.png`, fullPage: true });
   await page.click(".charts-toggle");
   await page.screenshot({ path: `${OUT}ui-charts.png`, fullPage: true });

@@ -12,8 +12,9 @@ export function registeredEvent(
   agentType: string,
   spec: AgentSpec,
   instanceId: string,
-  record: Pick<LiveInstanceRecord, "version" | "spec_changed" | "replaced">,
+  record: Pick<LiveInstanceRecord, "version" | "spec_changed" | "replaced" | "status">,
   firstInstance: boolean,
+  newInstance: boolean,
   revision: number,
 ): DerivedEvent {
   return {
@@ -27,6 +28,8 @@ export function registeredEvent(
       first_instance: firstInstance,
       spec_changed: record.spec_changed,
       replaced: record.replaced === true,
+      status: record.status,
+      new_instance: newInstance,
       revision,
     },
   };
@@ -47,6 +50,7 @@ export function deregisteredEvent(agentType: string, instanceId: string, previou
       reason,
       agent_removed: agentRemoved,
       last_heartbeat: new Date(previous.last_heartbeat).toISOString(),
+      status: previous.status,
       revision,
     },
   };

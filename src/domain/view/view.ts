@@ -572,7 +572,7 @@ export class RegistryView {
         // overwrote its version's spec: that must show in the stored history (PROTOCOL.md section 9).
         // In a quiet load (history) no event is derived.
         if (!quiet && (!previous || record.replaced === true)) {
-          events.push(registeredEvent(agentType, agent.spec, instanceId, record, !previous && instances.size === 1, entry.revision));
+          events.push(registeredEvent(agentType, agent.spec, instanceId, record, !previous && instances.size === 1, !previous, entry.revision));
         }
         if (!quiet && statusBefore !== undefined && statusBefore !== next.status) {
           events.push(statusChangedEvent(agentType, instanceId, statusBefore, next.status, entry.revision));

@@ -12,7 +12,7 @@ import type { FleetSummary } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
 import { openEvents } from "./api.js";
 import { fill, h } from "./dom.js";
-import { LiveHistory, type LivePoint } from "./live-history.js";
+import { LiveHistory, type ByStatus, type LivePoint } from "./live-history.js";
 import { longRange } from "./long-range.js";
 import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
 import { absolute, currentZone } from "./time-zone.js";
@@ -121,7 +121,9 @@ export function charts(): Charts {
     const rebuilt = steps(rebuiltBeforeOpen());
     const x = [...rebuilt.map((p) => p.at / 1000), ...samples.at];
     const gaps = rebuilt.map(() => null);
-    const inst: uPlot.AlignedData = [x, ...samples.instances.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.instances), ...samples.at.map((_, i) => liveAt(samples.instances, i))]];
+    // Ready, registered and draining are rebuilt too (byStatus); late and critical are not.
+    const rebuiltStatus = (k: string) => rebuilt.map((p) => (p.byStatus && k in p.byStatus ? p.byStatus[k as keyof ByStatus] : null));
+    const inst: uPlot.AlignedData = [x, ...samples.instances.map((s, i) => [...rebuiltStatus(INSTANCE_SERIES[i]!), ...s]), [...rebuilt.map((p) => p.instances), ...samples.at.map((_, i) => liveAt(samples.instances, i))]];
     const types: uPlot.AlignedData = [x, ...samples.types.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.types), ...samples.at.map((_, i) => liveAt(samples.types, i))]];
     const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
     const all = { label: "all live", stroke: colour("--fg") };
@@ -135,7 +137,8 @@ export function charts(): Charts {
   function rebuiltBeforeOpen(): LivePoint[] {
     if (samples.at.length === 0) return [];
     const first = samples.at[0]! * 1000;
-    return history.before(first, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0) }, first - HOUR_MS);
+    const byStatus: ByStatus = { ready: samples.instances[0]![0] ?? 0, registered: samples.instances[1]![0] ?? 0, draining: samples.instances[2]![0] ?? 0 };
+    return history.before(first, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0), byStatus }, first - HOUR_MS);
   }
 
   function drawTable(r: MinuteSeries): void {
@@ -173,8 +176,21 @@ export function charts(): Charts {
       "table",
       { id: "rebuilt-table" },
       h("caption", {}, "Before the page opened: live instances and agent types, rebuilt from the last hour's events"),
-      h("thead", {}, h("tr", {}, ...["At", "Live instances", "Live agent types"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, ...rows.map((p) => h("tr", {}, h("th", { scope: "row" }, absolute(new Date(p.at).toISOString())), h("td", { "data-col": "instances" }, p.instances), h("td", { "data-col": "types" }, p.types)))),
+      h("thead", {}, h("tr", {}, ...["At", "Live instances", "ready", "registered", "draining", "Live agent types"].map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "tbody",
+        {},
+        ...rows.map((p) =>
+          h(
+            "tr",
+            {},
+            h("th", { scope: "row" }, absolute(new Date(p.at).toISOString())),
+            h("td", { "data-col": "instances" }, p.instances),
+            ...(["ready", "registered", "draining"] as const).map((k) => h("td", { "data-col": k }, p.byStatus ? p.byStatus[k] : "?")),
+            h("td", { "data-col": "types" }, p.types),
+          ),
+        ),
+      ),
     );
   }
 
@@ -200,7 +216,7 @@ export function charts(): Charts {
   }
 
   // The last hour replayed, then each new one; deduplicated by stream sequence across reconnects.
-  const events = openEvents({ since: "1h", types: [EventType.AgentRegistered, EventType.AgentDeregistered].join(",") }, (e) => {
+  const events = openEvents({ since: "1h", types: [EventType.AgentRegistered, EventType.AgentDeregistered, EventType.AgentStatusChanged].join(",") }, (e) => {
     if (e.seq !== null) {
       if (seen.has(e.seq)) return;
       seen.add(e.seq);

@@ -1,21 +1,48 @@
 /**
- * Live instances and live agent types before the page opened, rebuilt from the last hour's
- * stored events (no DOM here, so unit tests check it). The summary says how many there are now;
- * each `registered` event added an instance (a live one registering again yields none), and an
- * agent type when it was its first (`first_instance`); each `deregistered` event removed one,
- * and the agent type when it was its last (`agent_removed`). Walking back from the counts at the
- * first sample through the events before it gives the counts at each event. The statuses of
- * those instances are not in the events, nor is late or critical: those are sampled while the
- * page is open only.
+ * Live instances (by status) and live agent types before the page opened, rebuilt from the
+ * last hour's stored events (no DOM here, so unit tests check it). The summary says how many
+ * there are now; walking back from the counts at the first sample through the events before it
+ * gives the counts at each event:
+ * - `registered` added an instance in its `status` (none when `new_instance` is false: a live
+ *   instance that overwrote its spec), and an agent type when it was the type's first;
+ * - `deregistered` removed one from the `status` it had, and the agent type when it was its last;
+ * - `status_changed` moved one from `from` to `to`.
+ * Events stored before v1.2 carry no status: the counts by status stop there (null), the
+ * totals go on. Late and critical are not in the events: those are sampled while the page is
+ * open only.
  */
 import type { CountedEvent } from "./minute-buckets.js";
 
-export type LivePoint = { at: number; instances: number; types: number };
+export const LIVE_STATUSES = ["ready", "registered", "draining"] as const;
+type LiveStatus = (typeof LIVE_STATUSES)[number];
+export type ByStatus = Record<LiveStatus, number>;
+export type LivePoint = { at: number; instances: number; types: number; byStatus: ByStatus | null };
 
-type Change = { at: number; instances: number; types: number };
+/** One event's effect: on the total, on the types, and on each status (unknown: null). */
+type Change = { at: number; instances: number; types: number; statuses: Partial<ByStatus> | null };
 
 /** Changes kept: two hours of a busy fleet's registrations is more than a chart needs. */
 const MAX_CHANGES = 50_000;
+
+const isLive = (s: unknown): s is LiveStatus => (LIVE_STATUSES as readonly unknown[]).includes(s);
+
+function changeOf(e: CountedEvent, at: number): Change | null {
+  const d = e.data;
+  if (e.type === "registry.agent.registered") {
+    if (d["new_instance"] === false) return { at, instances: 0, types: 0, statuses: {} };
+    return { at, instances: 1, types: d["first_instance"] === true ? 1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: 1 } : null };
+  }
+  if (e.type === "registry.agent.deregistered") {
+    return { at, instances: -1, types: d["agent_removed"] === true ? -1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: -1 } : null };
+  }
+  if (e.type === "registry.agent.status_changed") {
+    const statuses: Partial<ByStatus> = {};
+    if (isLive(d["from"])) statuses[d["from"]] = -1;
+    if (isLive(d["to"])) statuses[d["to"]] = (statuses[d["to"]] ?? 0) + 1;
+    return { at, instances: 0, types: 0, statuses };
+  }
+  return null;
+}
 
 export class LiveHistory {
   readonly #changes: Change[] = [];
@@ -24,9 +51,7 @@ export class LiveHistory {
   add(e: CountedEvent): void {
     const at = Date.parse(e.time);
     if (!Number.isFinite(at)) return;
-    let change: Change | null = null;
-    if (e.type === "registry.agent.registered") change = { at, instances: 1, types: e.data["first_instance"] === true ? 1 : 0 };
-    if (e.type === "registry.agent.deregistered") change = { at, instances: -1, types: e.data["agent_removed"] === true ? -1 : 0 };
+    const change = changeOf(e, at);
     if (change === null) return;
     const last = this.#changes[this.#changes.length - 1];
     if (last !== undefined && last.at > at) this.#sorted = false;
@@ -39,23 +64,27 @@ export class LiveHistory {
    * each event before `until`, walking back from `now`, the counts at `until`. A count the
    * events would take below zero (events older than the stream keeps) stays at zero.
    */
-  before(until: number, now: { instances: number; types: number }, since: number): LivePoint[] {
+  before(until: number, now: { instances: number; types: number; byStatus: ByStatus }, since: number): LivePoint[] {
     if (!this.#sorted) {
       this.#changes.sort((a, b) => a.at - b.at);
       this.#sorted = true;
     }
     const points: LivePoint[] = [];
-    let instances = now.instances;
-    let types = now.types;
+    let { instances, types } = now;
+    let byStatus: ByStatus | null = { ...now.byStatus };
     for (let i = this.#changes.length - 1; i >= 0; i--) {
       const c = this.#changes[i]!;
       if (c.at >= until) continue;
       if (c.at < since) break;
-      points.push({ at: c.at, instances, types });
+      points.push({ at: c.at, instances, types, byStatus: byStatus && { ...byStatus } });
       instances = Math.max(0, instances - c.instances);
       types = Math.max(0, types - c.types);
+      if (byStatus !== null && c.statuses === null) byStatus = null;
+      if (byStatus !== null && c.statuses !== null) {
+        for (const s of LIVE_STATUSES) byStatus[s] = Math.max(0, byStatus[s] - (c.statuses[s] ?? 0));
+      }
     }
-    points.push({ at: since, instances, types });
+    points.push({ at: since, instances, types, byStatus });
     return points.reverse();
   }
 }
