@@ -30,12 +30,12 @@ func main() {
 	stopEvery := flag.Int("stop-every", 100, "every n-th instance stops once registered")
 	concurrency := flag.Int("concurrency", 256, "registrations in flight")
 	streams := flag.Int("etcd-streams", 16, "etcd keepalive streams")
-	renewTimeout := flag.Duration("renew-timeout", 10*time.Second, "a renewal unanswered this long failed")
+	endGrace := flag.Duration("end-grace", 2*time.Second, "when the step ends, renewals in flight get this long to be answered (before, one unanswered by its next slot failed)")
 	grace := flag.Duration("removal-grace", 30*time.Second, "waited for removals past the last deadline")
 	registerLimit := flag.Duration("register-limit", 20*time.Minute, "the registration phase fails past this")
 	flag.Parse()
 
-	plan := Plan{N: *n, Interval: *interval, Missed: *missed, Warmup: *warmup, Hold: *hold, StopEvery: *stopEvery, Concurrency: *concurrency, RenewTimeout: *renewTimeout, RemovalGrace: *grace, RegisterLimit: *registerLimit}
+	plan := Plan{N: *n, Interval: *interval, Missed: *missed, Warmup: *warmup, Hold: *hold, StopEvery: *stopEvery, Concurrency: *concurrency, EndGrace: *endGrace, RemovalGrace: *grace, RegisterLimit: *registerLimit}
 	out := &Output{start: time.Now()}
 	runner := NewRunner(plan, out)
 	var drv Driver

@@ -40,7 +40,7 @@ type Plan struct {
 	Hold          time.Duration // the measured window
 	StopEvery     int           // every StopEvery-th instance stops when registration is done
 	Concurrency   int           // registrations in flight at once
-	RenewTimeout  time.Duration // a renewal unanswered for this long failed
+	EndGrace      time.Duration // when the step ends, renewals in flight get this long to be answered
 	RemovalGrace  time.Duration // waited past the last stopped instance's deadline
 	RegisterLimit time.Duration // registration taking longer than this fails the step
 }
@@ -295,12 +295,12 @@ func (r *Runner) Run(ctx context.Context, drv Driver) (*Result, error) {
 		sleep(ctx, 100*time.Millisecond)
 	}
 	stopPace()
-	// Renewals in flight get their timeout to be answered; those still unanswered failed.
-	sleep(ctx, min(r.plan.RenewTimeout, 2*time.Second))
+	// Renewals in flight get EndGrace to be answered; those sent earlier and still unanswered failed.
+	sleep(ctx, r.plan.EndGrace)
 	unanswered := int64(0)
 	now := r.now()
 	for i := range r.pending {
-		if t0 := r.pending[i].Load(); t0 != 0 && now-t0 >= int64(min(r.plan.RenewTimeout, 2*time.Second)) {
+		if t0 := r.pending[i].Load(); t0 != 0 && now-t0 >= int64(r.plan.EndGrace) {
 			unanswered++
 		}
 	}

@@ -141,7 +141,7 @@ async function startRegistryStack(ctx: Context, pinned: boolean): Promise<Server
 async function step(ctx: Context, peers: string, etcd: string, system: "etcd" | "registry", n: number, pinned: boolean): Promise<Step> {
   const servers = system === "etcd" ? await startEtcd(etcd, pinned) : await startRegistryStack(ctx, pinned);
   try {
-    const timing = ctx.quick ? ["-interval", "1s", "-warmup", "1s", "-hold", "2s", "-removal-grace", "3s", "-renew-timeout", "2s"] : ["-interval", "30s", "-warmup", "5s", "-hold", "30s", "-removal-grace", "30s"];
+    const timing = ctx.quick ? ["-interval", "1s", "-warmup", "1s", "-hold", "2s", "-removal-grace", "3s"] : ["-interval", "30s", "-warmup", "5s", "-hold", "30s", "-removal-grace", "30s"];
     const args = ["-system", system, "-endpoint", servers.describe, "-n", String(n), ...timing];
     const child = pinned ? spawn("taskset", ["-c", LOAD_CPU, peers, ...args], { stdio: ["ignore", "pipe", "pipe"] }) : spawn(peers, args, { stdio: ["ignore", "pipe", "pipe"] });
     const stderr: string[] = [];
