@@ -218,7 +218,7 @@ export const peersScenario: Scenario = {
       throw new Error(`no etcd: building the pinned etcd server (bench/peers/etcd-server) failed; set ETCD_BIN to an etcd binary, or install Go 1.26 with the module proxy reachable (Debian's older one: apt-get install etcd-server, then ETCD_BIN=/usr/bin/etcd)\n${(e as Error).message}`);
     }
     const version = spawnSync(etcd, ["--version"], { encoding: "utf8" });
-    ctx.check(version.status === 0, `${etcd} --version failed: install etcd (apt-get install etcd-server, then ETCD_BIN=/usr/bin/etcd)\n${version.stderr}`);
+    ctx.check(version.status === 0, `${etcd} --version failed: no etcd. Unset ETCD_BIN to build the pinned one (needs Go 1.26 and the module proxy), or install one (apt-get install etcd-server, then ETCD_BIN=/usr/bin/etcd)\n${version.stderr}`);
     const etcdVersion = /etcd Version: (\S+)/.exec(version.stdout)?.[1] ?? "unknown";
     const peers = (await goBuild(peersDir, "peers")).binary;
     const pinned = canPin();
