@@ -148,6 +148,8 @@ export class Registrar {
 
   /** Which register body each type's stored spec was admitted from: the same body again is not admitted again. */
   private readonly admitted = new AdmittedSpecs();
+  /** Validations under way, by agent type, named-schema generation and spec digest: see admit(). */
+  private readonly validating = new Map<string, Promise<AdmittedSpec>>();
 
   /** Intervals of silence after which a heartbeat is written rather than answered from memory. */
   private readonly lateAfter: number;
@@ -561,19 +563,33 @@ export class Registrar {
   private async admit(agentType: string, msg: RegisterMessage, isStatic: boolean): Promise<Admission> {
     const budget = isStatic ? undefined : this.deps.specBudget;
     const now = this.deps.clock.now();
-    const wait = budget?.waitMs(agentType, now) ?? 0;
-    if (budget && wait > 0) throw budgetSpent(agentType, budget, wait);
     const form: Record<string, unknown> = { ...msg };
     for (const field of INSTANCE_FIELDS) delete form[field];
     const digest = specDigest(JSON.stringify(form));
     const generation = this.deps.view.namedSchemas.generation;
     const known = this.admitted.get(agentType, digest, generation, this.deps.view.get(agentType));
     if (known) return { ...known, digest, generation };
-    const body = specOfRegisterBody(agentType, msg);
-    const validated = await this.validate(body.raw, agentType, budget, now).catch((e: unknown) => {
-      throw asCardError(e, body.source, msg, body.raw);
-    });
-    return { spec: validated.spec, warnings: [...body.warnings, ...validated.warnings], a2aVersion: body.a2aVersion, digest, generation };
+    // The same text already being validated (the replicas of a new agent starting at once): its
+    // outcome is this one's too, validated and charged once. Each used to validate it again, so
+    // the type's budget ran out and most of a rollout's first registrations were refused 503.
+    const key = `${agentType}\u0000${generation}\u0000${digest}`;
+    const flying = this.validating.get(key);
+    if (flying) return { ...admittedCopy(await flying), digest, generation };
+    const wait = budget?.waitMs(agentType, now) ?? 0;
+    if (budget && wait > 0) throw budgetSpent(agentType, budget, wait);
+    const run = (async (): Promise<AdmittedSpec> => {
+      const body = specOfRegisterBody(agentType, msg);
+      const validated = await this.validate(body.raw, agentType, budget, now).catch((e: unknown) => {
+        throw asCardError(e, body.source, msg, body.raw);
+      });
+      return { spec: validated.spec, warnings: [...body.warnings, ...validated.warnings], a2aVersion: body.a2aVersion };
+    })();
+    this.validating.set(key, run);
+    try {
+      return { ...admittedCopy(await run), digest, generation };
+    } finally {
+      this.validating.delete(key);
+    }
   }
 
   /**
@@ -667,6 +683,9 @@ function mapStoreError(e: unknown): unknown {
 }
 
 /** 16 characters of [A-Za-z0-9_-]: unique enough for replicas, short enough for subjects. */
+/** A caller's own copy: the warnings array is the caller's to extend. */
+const admittedCopy = (a: AdmittedSpec): AdmittedSpec => ({ ...a, warnings: [...a.warnings] });
+
 export function newInstanceId(): string {
   return randomBytes(12).toString("base64url");
 }

@@ -12,7 +12,7 @@ import { RegistryView } from "../../src/domain/view/view.js";
 import { Registrar, type RegistrarDeps } from "../../src/service/registrar.js";
 import { agentKey, schemaKey } from "../../src/domain/model/records.js";
 import { encodeSchemaRecord } from "../../src/domain/schemas/schema-record.js";
-import { registrarSettings } from "./fixtures.js";
+import { catchUp, registrarSettings } from "./fixtures.js";
 
 describe("TypeBudgets", () => {
   it("allows a burst, then refuses with the wait until a token is back", () => {
@@ -89,6 +89,36 @@ describe("Registrar spec validation budget", () => {
     await expect(r.register("heavy", { spec: spec("heavy", 3) }, { static: true })).resolves.toMatchObject({ instance_id: "static" });
     now.t = 5_000;
     await expect(r.register("heavy", { spec: spec("heavy", 4) })).resolves.toMatchObject({ agent_type: "heavy" });
+  });
+
+  it("validates the spec once when the instances of a new agent type register at once, and charges it once", async () => {
+    const now = { t: 0 };
+    let compilations = 0;
+    const counting: SchemaChecks = {
+      checkAll: async (schemas) => {
+        compilations++;
+        await new Promise((r) => setTimeout(r, 5)); // still under way while the others arrive
+        return { verdicts: schemas.map(() => null), ms: 30 * schemas.length };
+      },
+    };
+    // The view follows the store as the service's feed makes it, so the instances after the
+    // first find the type's spec and subject claim stored rather than racing to create them.
+    const store = new MemoryStore();
+    const view = new RegistryView();
+    const r = registrar(now, { checker: counting, store, view, catchUp: () => catchUp(store, view) });
+    // 60 ms of compilation against a 50 ms burst: a second validation would be refused.
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => r.register("rollout", { spec: spec("rollout", 7), instance_id: `i${i}` })));
+    expect(replies.map((x) => x.instance_id).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `i${i}`).sort());
+    expect(compilations).toBe(1);
+    // Another spec of the same type is still charged: the budget was spent once, and is spent now.
+    await expect(r.register("rollout", { spec: spec("rollout", 8) })).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+  });
+
+  it("shares an invalid spec's refusal with every registration of the same text under way", async () => {
+    const r = registrar({ t: 0 });
+    const bad = { ...spec("broken", 1), capabilities: [] };
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => r.register("broken", { spec: bad, instance_id: `b${i}` }).then(() => "stored", (e: { code?: string }) => e.code)));
+    expect(results).toEqual(Array.from({ length: 5 }, () => "invalid_spec"));
   });
 
   it("charges the time resolving $refs takes, and refuses a type whose budget runs out there, compiling and storing nothing", async () => {
