@@ -11,22 +11,12 @@ import {
   type RegisterCommand,
 } from "../../src/domain/lifecycle/registration.js";
 import { agentSpecSchema, type AgentSpec } from "../../src/domain/spec/spec.js";
+import { specBody } from "./fixtures.js";
 import { thrownRegistryError } from "./registry-error.js";
 
 const NOW = 50_000;
 
-function makeSpec(type: string, extra: Record<string, unknown> = {}): AgentSpec {
-  return agentSpecSchema.parse({
-    agent_type: type,
-    version: "1.0.0",
-    description: `${type} agent`,
-    owner_team: "team",
-    capabilities: [{ name: `${type}.run`, description: "runs", input_schema: {}, output_schema: {} }],
-    nats_subject: `tasks.${type}`,
-    consumer_group: type,
-    ...extra,
-  });
-}
+const makeSpec = (type: string, extra: Record<string, unknown> = {}): AgentSpec => agentSpecSchema.parse(specBody(type, extra));
 
 const cmd = (spec: AgentSpec, extra: Partial<RegisterCommand> = {}): RegisterCommand => ({
   spec,
