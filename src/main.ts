@@ -125,7 +125,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
     steps.serveAgentDocuments(ctx, useCases, cardSigner);
-    serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder });
+    serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.startFanout(ctx, useCases);
     await steps.applyRegistryFile(ctx, useCases, registryFile);

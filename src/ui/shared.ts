@@ -61,6 +61,8 @@ export type FleetSummary = {
   nats_server: string | null;
   missed_heartbeats: number;
   now: string;
+  /** The store revision the counts are of (when the counting started); null when unknown. */
+  revision: number | null;
 };
 
 /** The dependency graph the page draws (/ui/api/graph): around `root`, or the whole fleet (or tenant) when it is null. */

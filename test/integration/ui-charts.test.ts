@@ -52,6 +52,8 @@ it("charts a known fleet's registrations, deregistrations and evictions, and its
   await client.register({ spec: spec("ch-a") as any, instance_id: "a1", status: "ready", heartbeat_interval_ms: LONG });
   await client.register({ spec: spec("ch-b") as any, instance_id: "b1", status: "registered", heartbeat_interval_ms: LONG });
   await client.register({ spec: spec("ch-c") as any, instance_id: "c1", status: "ready", heartbeat_interval_ms: LONG });
+  // The summary the page samples first holds the three (it is computed at most once a second).
+  await waitFor(async () => ((await (await fetch(`${base}/ui/api/summary`)).json()) as { instances: { total: number } }).instances.total === 3, { message: "the summary counts the three" });
   await page.goto(`${base}/ui/#/`);
   // Events after the page opened come live; those before came from the last hour's replay.
   await client.deregister("ch-c", "c1");
@@ -71,8 +73,9 @@ it("charts a known fleet's registrations, deregistrations and evictions, and its
     return c["instances-ready"] === "1" && c["instances-registered"] === "1" && c["types-deregistered"] === "2";
   }, { timeoutMs: 15_000, intervalMs: 200, message: "now: one instance ready, one registered, two agent types deregistered" });
   expect(await counts()).toMatchObject({ "instances-late": "0", "instances-critical": "0", "types-ready": "1", "types-registered": "1" });
-  // Before the first sample: the counts rebuilt from the replayed events, oldest first the hour's
-  // start and the three registrations (the changes just after navigation may precede the first sample too).
+  // Before the first sample: the counts rebuilt from the replayed events up to the revision the
+  // sample's counts are of, oldest first the hour's start and the three registrations (the
+  // changes just after navigation may be in the first sample too).
   const cols = ["instances", "ready", "registered", "types"];
   const rebuilt = await page.locator("#rebuilt-table tbody tr").evaluateAll((trs, names) => trs.map((tr) => names.map((n) => tr.querySelector(`[data-col="${n}"]`)?.textContent)), cols);
   // ch-a ready, ch-b registered, ch-c ready: by status too (protocol v1.2's status in the events).

@@ -20,6 +20,8 @@ export type FleetState = {
   /** This replica's clock, the one `observed_at` is stamped with. */
   now(): number;
   evictorHolder(): string | null;
+  /** The store revision the view has applied: the counts are of this revision (optional for embedders that have none). */
+  revision?(): number;
 };
 
 export type SummarySettings = { nc: NatsConnection; prefix: string; stream: string; missedHeartbeats: number; timeoutMs: number; state: FleetState };
@@ -38,6 +40,10 @@ export function fleetSummaries(s: SummarySettings): () => Promise<FleetSummary> 
 }
 
 async function summarize(s: SummarySettings): Promise<FleetSummary> {
+  // Read when the counting starts, not after the pings: the page rebuilds the hour before it
+  // opened from events up to this revision, which the counts must hold exactly.
+  const revision = s.state.revision?.() ?? null;
+  const at = new Date();
   const [counts, selfPreservation, replicas] = await Promise.all([count(s.state), lastSelfPreservation(s), pingReplicas(s)]);
   return {
     ...counts,
@@ -46,7 +52,8 @@ async function summarize(s: SummarySettings): Promise<FleetSummary> {
     replicas,
     nats_server: s.nc.info?.version ?? null,
     missed_heartbeats: s.missedHeartbeats,
-    now: new Date().toISOString(),
+    now: at.toISOString(),
+    revision,
   };
 }
 

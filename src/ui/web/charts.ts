@@ -62,7 +62,7 @@ function chartOptions(title: string, width: number, series: Array<{ label: strin
 export function charts(): Charts {
   const buckets = new MinuteBuckets();
   const history = new LiveHistory();
-  const samples: { at: number[]; instances: number[][]; types: number[][] } = { at: [], instances: INSTANCE_SERIES.map(() => []), types: TYPE_SERIES.map(() => []) };
+  const samples: { at: number[]; revisions: Array<number | null>; instances: number[][]; types: number[][] } = { at: [], revisions: [], instances: INSTANCE_SERIES.map(() => []), types: TYPE_SERIES.map(() => []) };
   const seen = new Set<number>();
   const plots: { rates?: uPlot; instances?: uPlot; types?: uPlot } = {};
   let asTable = false;
@@ -138,7 +138,7 @@ export function charts(): Charts {
     if (samples.at.length === 0) return [];
     const first = samples.at[0]! * 1000;
     const byStatus: ByStatus = { ready: samples.instances[0]![0] ?? 0, registered: samples.instances[1]![0] ?? 0, draining: samples.instances[2]![0] ?? 0 };
-    return history.before(first, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0), byStatus }, first - HOUR_MS);
+    return history.before({ at: first, revision: samples.revisions[0] ?? null }, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0), byStatus }, first - HOUR_MS);
   }
 
   function drawTable(r: MinuteSeries): void {
@@ -206,10 +206,12 @@ export function charts(): Charts {
 
   function sample(s: FleetSummary): void {
     samples.at.push(Date.parse(s.now) / 1000);
+    samples.revisions.push(typeof s.revision === "number" ? s.revision : null);
     INSTANCE_SERIES.forEach((k, i) => samples.instances[i]!.push(k === "late" ? s.instances.late : k === "critical" ? s.instances.critical : (s.instances.by_status[k] ?? 0)));
     TYPE_SERIES.forEach((k, i) => samples.types[i]!.push(s.agent_types[k] ?? 0));
     if (samples.at.length > MAX_SAMPLES) {
       samples.at.shift();
+      samples.revisions.shift();
       for (const a of [...samples.instances, ...samples.types]) a.shift();
     }
     draw();

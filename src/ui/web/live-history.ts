@@ -18,8 +18,10 @@ type LiveStatus = (typeof LIVE_STATUSES)[number];
 export type ByStatus = Record<LiveStatus, number>;
 export type LivePoint = { at: number; instances: number; types: number; byStatus: ByStatus | null };
 
-/** One event's effect: on the total, on the types, and on each status (unknown: null). */
-type Change = { at: number; instances: number; types: number; statuses: Partial<ByStatus> | null };
+/** One event's effect: on the total, on the types, and on each status (unknown: null); `revision` the store's. */
+type Change = { at: number; revision: number | null; instances: number; types: number; statuses: Partial<ByStatus> | null };
+/** The first sample: its time, and the store revision its counts are of (null from a registry that does not say). */
+export type SampleMark = { at: number; revision: number | null };
 
 /** Changes kept: two hours of a busy fleet's registrations is more than a chart needs. */
 const MAX_CHANGES = 50_000;
@@ -28,18 +30,19 @@ const isLive = (s: unknown): s is LiveStatus => (LIVE_STATUSES as readonly unkno
 
 function changeOf(e: CountedEvent, at: number): Change | null {
   const d = e.data;
+  const revision = typeof d["revision"] === "number" ? d["revision"] : null;
   if (e.type === "registry.agent.registered") {
-    if (d["new_instance"] === false) return { at, instances: 0, types: 0, statuses: {} };
-    return { at, instances: 1, types: d["first_instance"] === true ? 1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: 1 } : null };
+    if (d["new_instance"] === false) return { at, revision, instances: 0, types: 0, statuses: {} };
+    return { at, revision, instances: 1, types: d["first_instance"] === true ? 1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: 1 } : null };
   }
   if (e.type === "registry.agent.deregistered") {
-    return { at, instances: -1, types: d["agent_removed"] === true ? -1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: -1 } : null };
+    return { at, revision, instances: -1, types: d["agent_removed"] === true ? -1 : 0, statuses: isLive(d["status"]) ? { [d["status"]]: -1 } : null };
   }
   if (e.type === "registry.agent.status_changed") {
     const statuses: Partial<ByStatus> = {};
     if (isLive(d["from"])) statuses[d["from"]] = -1;
     if (isLive(d["to"])) statuses[d["to"]] = (statuses[d["to"]] ?? 0) + 1;
-    return { at, instances: 0, types: 0, statuses };
+    return { at, revision, instances: 0, types: 0, statuses };
   }
   return null;
 }
@@ -60,11 +63,13 @@ export class LiveHistory {
   }
 
   /**
-   * The counts from `since` (ms) up to `until`, oldest first: one point at `since`, then one at
-   * each event before `until`, walking back from `now`, the counts at `until`. A count the
-   * events would take below zero (events older than the stream keeps) stays at zero.
+   * The counts from `since` (ms) up to the first sample, oldest first: one point at `since`,
+   * then one at each event the sample's counts hold, walking back from `now`, those counts.
+   * The counts hold the events up to the sample's revision (by time, from a registry that gives
+   * none: then an event the view had not applied yet when it counted can be off by one). A count
+   * the events would take below zero (events older than the stream keeps) stays at zero.
    */
-  before(until: number, now: { instances: number; types: number; byStatus: ByStatus }, since: number): LivePoint[] {
+  before(until: SampleMark, now: { instances: number; types: number; byStatus: ByStatus }, since: number): LivePoint[] {
     if (!this.#sorted) {
       this.#changes.sort((a, b) => a.at - b.at);
       this.#sorted = true;
@@ -74,7 +79,8 @@ export class LiveHistory {
     let byStatus: ByStatus | null = { ...now.byStatus };
     for (let i = this.#changes.length - 1; i >= 0; i--) {
       const c = this.#changes[i]!;
-      if (c.at >= until) continue;
+      const held = until.revision !== null && c.revision !== null ? c.revision <= until.revision : c.at < until.at;
+      if (!held) continue;
       if (c.at < since) break;
       points.push({ at: c.at, instances, types, byStatus: byStatus && { ...byStatus } });
       instances = Math.max(0, instances - c.instances);
