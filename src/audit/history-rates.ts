@@ -10,7 +10,7 @@ import { ErrorCode, RegistryError, invalidRequest } from "../domain/errors.js";
 import { parseMessage } from "../domain/messages.js";
 import { EventType } from "../protocol/events.js";
 import type { HistoryRatesReply, RateBucket } from "../protocol/messages.js";
-import { isUnreachable, isoTime, type HistorySource } from "./history.js";
+import { isoTime, readMirrored, type HistorySource } from "./history.js";
 
 /** Buckets one reply may span: 7 days at 15 minutes is 672, 24 hours at 2 minutes 720. */
 export const MAX_RATE_BUCKETS = 1000;
@@ -43,16 +43,7 @@ export async function historyRates(source: HistorySource, body: unknown, tenant:
       FROM audit_events
      WHERE time >= $1::timestamptz AND time < $2::timestamptz AND type IN ($4, $5) AND ${tenantSql}
      GROUP BY bucket ORDER BY bucket`;
-  let rows: Array<{ bucket: number; registered: string; deregistered: string; evicted: string }>;
-  let mirrored: number;
-  try {
-    const position = await source.pool.query<{ seq: string }>("SELECT seq FROM audit_position WHERE stream = $1", [source.stream]);
-    mirrored = position.rows[0] ? Number(position.rows[0].seq) : 0;
-    rows = (await source.pool.query<{ bucket: number; registered: string; deregistered: string; evicted: string }>(sql, params)).rows;
-  } catch (err) {
-    if (isUnreachable(err)) throw new RegistryError(ErrorCode.Unavailable, "the audit database cannot be reached; retry later", { cause: err });
-    throw err;
-  }
+  const { rows, mirrored } = await readMirrored<{ bucket: number; registered: string; deregistered: string; evicted: string }>(source, sql, params);
   const buckets: RateBucket[] = rows.map((r) => ({
     start: new Date(since + r.bucket * q.bucket_seconds * 1000).toISOString(),
     registered: Number(r.registered),

@@ -63,11 +63,26 @@ export type HistorySource = {
 };
 
 /** PostgreSQL or the network failed, as opposed to a query this code got wrong. */
-export function isUnreachable(err: unknown): boolean {
+function isUnreachable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e?.code === "string" ? e.code : "";
   if (/^(08|57P|53)/.test(code) || /^E(CONN|HOST|NET|PIPE|AI_)|^ENOTFOUND|^ETIMEDOUT/.test(code)) return true;
   return typeof e?.message === "string" && /connection|timeout|terminat/i.test(e.message);
+}
+
+/**
+ * One query over the mirrored events, with the position they are mirrored through (read first,
+ * so the rows hold at least that much). A database that cannot be reached is 503 `unavailable`.
+ */
+export async function readMirrored<Row extends pg.QueryResultRow>(source: HistorySource, sql: string, params: unknown[]): Promise<{ rows: Row[]; mirrored: number }> {
+  try {
+    const position = await source.pool.query<{ seq: string }>("SELECT seq FROM audit_position WHERE stream = $1", [source.stream]);
+    const mirrored = position.rows[0] ? Number(position.rows[0].seq) : 0;
+    return { rows: (await source.pool.query<Row>(sql, params)).rows, mirrored };
+  } catch (err) {
+    if (isUnreachable(err)) throw new RegistryError(ErrorCode.Unavailable, "the audit database cannot be reached; retry later", { cause: err });
+    throw err;
+  }
 }
 
 export async function history(source: HistorySource, body: unknown, tenant: string | null): Promise<HistoryReply> {
@@ -91,16 +106,7 @@ export async function history(source: HistorySource, body: unknown, tenant: stri
   if (q.until !== undefined) add("time < ?", new Date(q.until).toISOString());
   params.push(q.limit + 1);
   const sql = `SELECT seq, event::text AS event FROM audit_events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $${params.length}`;
-  let rows: Array<{ seq: string; event: string }>;
-  let mirrored: number;
-  try {
-    const position = await source.pool.query<{ seq: string }>("SELECT seq FROM audit_position WHERE stream = $1", [source.stream]);
-    mirrored = position.rows[0] ? Number(position.rows[0].seq) : 0;
-    rows = (await source.pool.query<{ seq: string; event: string }>(sql, params)).rows;
-  } catch (err) {
-    if (isUnreachable(err)) throw new RegistryError(ErrorCode.Unavailable, "the audit database cannot be reached; retry later", { cause: err });
-    throw err;
-  }
+  const { rows, mirrored } = await readMirrored<{ seq: string; event: string }>(source, sql, params);
   const streamLast = await source.streamLastSeq();
   return page(rows, q.limit, source.maxPayload() - REPLY_OVERHEAD_BYTES, mirrored, Math.max(streamLast, mirrored));
 }
