@@ -14,6 +14,7 @@ import { openEvents } from "./api.js";
 import { fill, h } from "./dom.js";
 import { LiveHistory, type ByStatus, type LivePoint } from "./live-history.js";
 import { longRange } from "./long-range.js";
+import { RATES_TITLE, rateLines, ratesTable } from "./rates-table.js";
 import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
 import { absolute, currentZone } from "./time-zone.js";
 
@@ -109,11 +110,7 @@ export function charts(): Charts {
     const width = chartWidth();
     const rates: uPlot.AlignedData = [r.minutes, r.registrations, r.deregistrations, r.evictions];
     if (!plots.rates) {
-      plots.rates = new uPlot(chartOptions("Registrations, deregistrations, evictions per minute", width, [
-        { label: "registrations", stroke: colour("--ok-fg") },
-        { label: "deregistrations", stroke: colour("--info-fg") },
-        { label: "evictions", stroke: colour("--bad-fg") },
-      ]), rates, boxes.rates);
+      plots.rates = new uPlot(chartOptions(`${RATES_TITLE} per minute`, width, rateLines(colour)), rates, boxes.rates);
     } else plots.rates.setData(rates);
     if (samples.at.length === 0) return;
     // Before the first sample, the live totals rebuilt from the last hour's events (live-history.ts);
@@ -143,21 +140,12 @@ export function charts(): Charts {
 
   function drawTable(r: MinuteSeries): void {
     const last = samples.at.length - 1;
-    const rows = r.minutes.map((m, i) => [m, r.registrations[i] ?? 0, r.deregistrations[i] ?? 0, r.evictions[i] ?? 0] as const).filter(([, a, b]) => a + b > 0);
+    const rows = r.minutes
+      .map((m, i) => ({ start: new Date(m * 1000).toISOString(), registered: r.registrations[i] ?? 0, deregistered: r.deregistrations[i] ?? 0, evicted: r.evictions[i] ?? 0 }))
+      .filter((row) => row.registered + row.deregistered > 0);
     fill(
       table,
-      h(
-        "table",
-        { id: "rates-table" },
-        h("caption", {}, "Per minute, last hour (minutes with any)"),
-        h("thead", {}, h("tr", {}, ...["Minute", "Registrations", "Deregistrations", "Evictions"].map((c) => h("th", { scope: "col" }, c)))),
-        h(
-          "tbody",
-          {},
-          ...rows.reverse().map(([m, a, b, c]) => h("tr", {}, h("th", { scope: "row" }, absolute(new Date(m * 1000).toISOString())), h("td", { "data-col": "registrations" }, a), h("td", { "data-col": "deregistrations" }, b), h("td", { "data-col": "evictions" }, c))),
-        ),
-      ),
-      rows.length === 0 ? h("p", { class: "muted" }, "No registration or deregistration in the last hour.") : null,
+      ...ratesTable("rates-table", "Per minute, last hour (minutes with any)", "Minute", rows, "No registration or deregistration in the last hour."),
       last < 0
         ? null
         : h(

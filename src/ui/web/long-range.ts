@@ -8,6 +8,7 @@
 import uPlot from "uplot";
 import type { RatesReply } from "../shared.js";
 import { getJson } from "./api.js";
+import { RATES_TITLE, rateLines, ratesTable } from "./rates-table.js";
 import { fill, h } from "./dom.js";
 import { absolute } from "./time-zone.js";
 
@@ -83,33 +84,14 @@ export function longRange(options: ChartOptions, colour: (name: string) => strin
     plot?.destroy();
     box.replaceChildren();
     plot = new uPlot(
-      options(`Registrations, deregistrations, evictions per ${per}`, Math.max(260, width), [
-        { label: "registrations", stroke: colour("--ok-fg") },
-        { label: "deregistrations", stroke: colour("--info-fg") },
-        { label: "evictions", stroke: colour("--bad-fg") },
-      ]),
+      options(`${RATES_TITLE} per ${per}`, Math.max(260, width), rateLines(colour)),
       data,
       box,
     );
   }
 
   function drawTable(r: Available, per: string): void {
-    const rows = [...r.buckets].reverse();
-    fill(
-      table,
-      h(
-        "table",
-        { id: "long-rates-table" },
-        h("caption", {}, `Per ${per}, ${LABEL[r.range] ?? r.range} (buckets with any)`),
-        h("thead", {}, h("tr", {}, ...["From", "Registrations", "Deregistrations", "Evictions"].map((c) => h("th", { scope: "col" }, c)))),
-        h(
-          "tbody",
-          {},
-          ...rows.map((b) => h("tr", {}, h("th", { scope: "row" }, absolute(b.start)), h("td", { "data-col": "registrations" }, b.registered), h("td", { "data-col": "deregistrations" }, b.deregistered), h("td", { "data-col": "evictions" }, b.evicted))),
-        ),
-      ),
-      rows.length === 0 ? h("p", { class: "muted" }, "No registration or deregistration in this range.") : null,
-    );
+    fill(table, ...ratesTable("long-rates-table", `Per ${per}, ${LABEL[r.range] ?? r.range} (buckets with any)`, "From", r.buckets, "No registration or deregistration in this range."));
   }
 
   return { el, show, hide, stop: () => plot?.destroy() };
