@@ -139,10 +139,20 @@ describe("once NATS and the registry come up", () => {
       spec: spec("summarizer", { capabilities: [{ name: "text.summarize", description: "summarize a text", input_schema: {}, output_schema: {} }] }) as AgentSpecInput,
       heartbeat_interval_ms: 3_600_000,
     });
+    // The registry's view applies the write shortly after the reply (the fronts send no
+    // min_revision), so a lookup at once can still answer no providers: wait for the view.
     for (const [name, front] of fronts()) {
-      const found = await call(front.client, "capability_lookup", { capability: "text.summarize" });
-      expect(found.isError, name).toBe(false);
-      expect(found.body.providers.map((p: { agent_type: string }) => p.agent_type), name).toEqual(["summarizer"]);
+      let providers: string[] = [];
+      await waitFor(
+        async () => {
+          const found = await call(front.client, "capability_lookup", { capability: "text.summarize" });
+          expect(found.isError, name).toBe(false);
+          providers = found.body.providers.map((p: { agent_type: string }) => p.agent_type);
+          return providers.length > 0;
+        },
+        { timeoutMs: 10_000, message: `${name}: the lookup to see the registered agent` },
+      );
+      expect(providers, name).toEqual(["summarizer"]);
     }
     await waitFor(() => updates.length > 0, { timeoutMs: 10_000, message: "a resources/updated notification" });
     expect(updates[0]).toBe("registry://capabilities");
