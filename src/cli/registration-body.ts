@@ -1,7 +1,7 @@
 /**
  * The register body (PROTOCOL.md sections 2, 10.1, 10.2) that a detected document becomes
- * once the command line's flags complete it: `{spec}`, `{agent_type, a2a_card, ...}` or
- * `{agent_type, mcp_toolspec, description, version, ...}`. `register` sends it and `validate`
+ * once the command line's flags complete it: `{spec}`, `{agent_type, a2a_card, ...}`,
+ * `{agent_type, mcp_toolspec, description, version, ...}` or `{agent_type, mcp_server, ...}`. `register` sends it and `validate`
  * checks it, so both judge the very same body.
  *
  * One rule for every flag: it may complete the file, never contradict it. A flag that quietly
@@ -10,6 +10,7 @@
  */
 import type { SpecSource } from "../domain/interop/register-body.js";
 import { isPlainObject } from "../domain/spec/spec.js";
+import { AGENT_TYPE_RE } from "../protocol/ids.js";
 import { UsageError, keyValues, positiveInt, str, strs, type OptionSpec, type Values } from "./context.js";
 import { DOCUMENT_LABELS, type DocumentKind, type RegistrationDocument } from "./registration-document.js";
 
@@ -51,21 +52,27 @@ const FORM_FLAGS: Readonly<Record<SpecSource, readonly FlagName[]>> = {
   spec: [],
   a2a_card: ["strict", "natsSubject", "ownerTeam"],
   mcp_toolspec: ["description", "specVersion", "natsSubject", "ownerTeam"],
+  mcp_server: ["natsSubject", "ownerTeam"],
 };
-const FORM_NAMES: Readonly<Record<SpecSource, string>> = { spec: "an AgentSpec", a2a_card: "an A2A card", mcp_toolspec: "an MCP tool spec" };
+const FORM_NAMES: Readonly<Record<SpecSource, string>> = {
+  spec: "an AgentSpec",
+  a2a_card: "an A2A card",
+  mcp_toolspec: "an MCP tool spec",
+  mcp_server: "an MCP server.json",
+};
 
 /** The options `register` and `validate` share: what a card or a tool spec needs beside the file. */
 export const REGISTRATION_OPTIONS: Record<string, OptionSpec> = {
   "agent-type": {
     type: "string",
     value: "NAME",
-    description: "agent_type to register as: required for a bare A2A card or MCP tool spec, and must match the file when it names one",
+    description: "agent_type to register as: required for a bare A2A card or MCP tool spec (a server.json's default: its name after the /), and must match the file when it names one",
   },
   strict: { type: "boolean", description: "A2A cards: refuse any deviation from the card's A2A schema (invalid_card) instead of warning" },
   description: { type: "string", value: "TEXT", description: "MCP tool specs: the description (required for a bare tools/list file)" },
   "spec-version": { type: "string", value: "X.Y.Z", description: "MCP tool specs: the version (required for a bare tools/list file)" },
-  "nats-subject": { type: "string", value: "SUBJECT", description: "A2A cards and MCP tool specs: the task subject (default agent.tasks.NAME, mcp.tools.NAME)" },
-  "owner-team": { type: "string", value: "TEAM", description: "A2A cards and MCP tool specs: the owning team (default: the card's provider, else unknown)" },
+  "nats-subject": { type: "string", value: "SUBJECT", description: "A2A cards, MCP tool specs and server.json: the task subject (default agent.tasks.NAME, mcp.tools.NAME)" },
+  "owner-team": { type: "string", value: "TEAM", description: "A2A cards, MCP tool specs and server.json: the owning team (default: the card's provider, else unknown)" },
 };
 
 /** The flags of REGISTRATION_OPTIONS as given on the command line. */
@@ -118,10 +125,12 @@ export function registrationOf(doc: RegistrationDocument, flags: RegistrationFla
     const fits = (Object.keys(FORM_FLAGS) as SpecSource[]).filter((s) => FORM_FLAGS[s].includes(name)).map((s) => FORM_NAMES[s]);
     // Every such flag but --strict names a spec field, which a spec sets itself.
     const hint = source === "spec" && name !== "strict" ? `; set ${FLAGS[name].field} in the spec` : "";
-    throw new UsageError(`${FLAGS[name].flag} completes ${fits.join(" or ")}, and this file is ${FORM_NAMES[source]}${hint}`);
+    const forms = fits.length > 1 ? `${fits.slice(0, -1).join(", ")} or ${fits.at(-1)!}` : fits.join("");
+    throw new UsageError(`${FLAGS[name].flag} completes ${forms}, and this file is ${FORM_NAMES[source]}${hint}`);
   }
 
-  const agentType = source === "spec" ? specAgentType(body, flags.agentType) : formAgentType(body, flags.agentType, label, defaultAgentType);
+  const fromServerName = source === "mcp_server" ? serverAgentType(body) : undefined;
+  const agentType = source === "spec" ? specAgentType(body, flags.agentType) : formAgentType(body, flags.agentType, label, fromServerName ?? defaultAgentType);
   for (const name of Object.keys(flags) as FlagName[]) {
     const value = flags[name];
     if (value === undefined || name === "agentType") continue;
@@ -144,6 +153,18 @@ function specAgentType(body: Record<string, unknown>, flag: string | undefined):
     return flag;
   }
   return typeof named === "string" ? named : typeof body["agent_type"] === "string" ? body["agent_type"] : undefined;
+}
+
+/**
+ * A server.json's default agent type: its name after the `/` (`io.github.acme/weather` gives
+ * `weather`) when that is a valid agent type; undefined otherwise, so the flag is asked for.
+ */
+function serverAgentType(body: Record<string, unknown>): (() => string) | undefined {
+  const server = body["mcp_server"];
+  const name = isPlainObject(server) ? server["name"] : undefined;
+  if (typeof name !== "string") return undefined;
+  const local = name.slice(name.indexOf("/") + 1);
+  return AGENT_TYPE_RE.test(local) ? () => local : undefined;
 }
 
 /** A card or a tool spec names no agent_type; the body beside it may, else the flag or the default must. */

@@ -6,12 +6,14 @@
  *   agent_spec     `capabilities` is a list: an AgentSpec (it may carry an `a2a_card` of its
  *                  own, as `get --json` shows one imported from a card, so this comes before
  *                  the register body);
- *   register_body  one of `spec`, `a2a_card`, `mcp_toolspec` at the top, with the fields of a
- *                  register request beside it;
+ *   register_body  one of `spec`, `a2a_card`, `mcp_toolspec`, `mcp_server` at the top, with the
+ *                  fields of a register request beside it;
  *   agent_spec     any other document that names an `agent_type`: meant as a spec (with
  *                  capabilities missing or mistyped), so the spec's rules say what is wrong;
  *   a2a_card       `name` and `skills`: a bare A2A Agent Card (its own `capabilities` is an
  *                  object of flags, never a list);
+ *   mcp_server     a `name` with one `/`, a `version`, and the server.json `$schema`, `remotes` or
+ *                  `packages`: a bare MCP Registry server.json (its tools inside its `_meta`);
  *   mcp_toolspec   `tools`: a bare MCP `tools/list` result;
  *   agent_spec     `capabilities` that is neither a list nor an object, for the same reason.
  * A card's or a tool list's own problems (skills that are not a list) are left to the import,
@@ -21,7 +23,7 @@
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parseSpecDocument } from "../kit/documents.js";
-import { SPEC_SOURCES, type SpecSource } from "../domain/interop/register-body.js";
+import { presentSources, type SpecSource } from "../domain/interop/register-body.js";
 import { isPlainObject } from "../domain/spec/spec.js";
 
 export type LoadedDocument = { ok: true; value: Record<string, unknown> } | { ok: false; errors: string[] };
@@ -37,11 +39,11 @@ export function loadDocument(path: string): LoadedDocument {
   return parseSpecDocument(text, extname(path).toLowerCase() === ".json" ? "json" : "yaml");
 }
 
-export const DOCUMENT_KINDS = ["registry_file", "agent_spec", "register_body", "a2a_card", "mcp_toolspec"] as const;
+export const DOCUMENT_KINDS = ["registry_file", "agent_spec", "register_body", "a2a_card", "mcp_toolspec", "mcp_server"] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
 export type RegistrationDocument =
-  | { kind: "registry_file" | "agent_spec" | "a2a_card" | "mcp_toolspec"; value: Record<string, unknown> }
+  | { kind: "registry_file" | "agent_spec" | "a2a_card" | "mcp_toolspec" | "mcp_server"; value: Record<string, unknown> }
   | { kind: "register_body"; value: Record<string, unknown>; source: SpecSource };
 
 export type DetectedDocument = ({ ok: true } & RegistrationDocument) | { ok: false; errors: string[] };
@@ -53,11 +55,12 @@ export const DOCUMENT_LABELS: Readonly<Record<DocumentKind, string>> = {
   register_body: "register body",
   a2a_card: "A2A Agent Card",
   mcp_toolspec: "MCP tools/list result",
+  mcp_server: "MCP server.json",
 };
 
 const EXPECTED =
-  "expected a registry file (an agents list), an AgentSpec (a capabilities list), a register body (one of spec, a2a_card, mcp_toolspec), " +
-  'an A2A Agent Card (name and a skills list) or an MCP tools/list result ({"tools": [...]})';
+  "expected a registry file (an agents list), an AgentSpec (a capabilities list), a register body (one of spec, a2a_card, mcp_toolspec, mcp_server), " +
+  'an A2A Agent Card (name and a skills list), an MCP tools/list result ({"tools": [...]}) or an MCP Registry server.json ("namespace/name", version, remotes or packages)';
 
 export function detectDocument(value: Record<string, unknown>): DetectedDocument {
   if ("agents" in value && !("agent_type" in value)) return { ok: true, kind: "registry_file", value };
@@ -65,12 +68,13 @@ export function detectDocument(value: Record<string, unknown>): DetectedDocument
   if ("schemaVersion" in value && !("agent_type" in value)) return { ok: true, kind: "registry_file", value };
   const capabilities = value["capabilities"];
   if (Array.isArray(capabilities)) return { ok: true, kind: "agent_spec", value };
-  const sources = SPEC_SOURCES.filter((k) => value[k] !== undefined);
-  if (sources.length > 1) return { ok: false, errors: [`a register body carries one of spec, a2a_card, mcp_toolspec; this one has ${sources.join(" and ")}`] };
+  const sources = presentSources(value);
+  if (sources.length > 1) return { ok: false, errors: [`a register body carries one of spec, a2a_card, mcp_toolspec, mcp_server; this one has ${sources.join(" and ")}`] };
   if (sources.length === 1) return { ok: true, kind: "register_body", value, source: sources[0]! };
   // Neither a card nor a tools/list result names an agent_type; a spec does (and has `tools` of its own).
   if ("agent_type" in value) return { ok: true, kind: "agent_spec", value };
   if ("skills" in value && "name" in value) return { ok: true, kind: "a2a_card", value };
+  if (isServerJson(value)) return { ok: true, kind: "mcp_server", value };
   if ("tools" in value) return { ok: true, kind: "mcp_toolspec", value };
   if (capabilities !== undefined && !isPlainObject(capabilities)) return { ok: true, kind: "agent_spec", value };
   const keys = Object.keys(value);
@@ -83,4 +87,16 @@ export function readRegistrationDocument(path: string): DetectedDocument {
   const loaded = loadDocument(path);
   if (!loaded.ok) return loaded;
   return detectDocument(loaded.value);
+}
+
+/**
+ * A server.json as the MCP Registry publishes it: a `namespace/name` name and a version, and
+ * what only a server.json has (its schema URL, remotes or packages). Its tools, if any, are
+ * inside its `_meta`, so `tools` at the top means a tools/list result instead.
+ */
+function isServerJson(value: Record<string, unknown>): boolean {
+  const name = value["name"];
+  if (typeof name !== "string" || !name.includes("/") || typeof value["version"] !== "string" || "tools" in value) return false;
+  const schema = value["$schema"];
+  return (typeof schema === "string" && schema.includes("server.schema.json")) || Array.isArray(value["remotes"]) || Array.isArray(value["packages"]);
 }

@@ -7,7 +7,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { UnknownInstanceError, isTransient } from "./errors.js";
 import { RegistryClient } from "./registry-client.js";
-import type { AgentSpecInput, CardRegistration, DeregisterReply, InstanceStatus, RegisterReply, RegisterRequest, RegistrationSource, ToolspecRegistration } from "./types.js";
+import type { AgentSpecInput, CardRegistration, DeregisterReply, InstanceStatus, RegisterReply, RegisterRequest, RegistrationSource, ServerJsonRegistration, ToolspecRegistration } from "./types.js";
 
 export type AgentEvent =
   | { type: "registered"; reply: RegisterReply }
@@ -71,14 +71,15 @@ export type AgentHandle = {
 
 /**
  * Registers an agent and keeps the instance alive. `what` is its AgentSpec, or the A2A Agent
- * Card (`{ agent_type, a2a_card, ... }`) or MCP tool spec (`{ agent_type, mcp_toolspec,
- * description, version, ... }`) it already publishes (PROTOCOL.md section 10). Resolves once
+ * Card (`{ agent_type, a2a_card, ... }`), MCP tool spec (`{ agent_type, mcp_toolspec,
+ * description, version, ... }`) or MCP Registry server.json (`{ agent_type, mcp_server, ... }`)
+ * it already publishes (PROTOCOL.md section 10; docs/protocol.md section 8). Resolves once
  * registered; retries for as long as the registry is unreachable or unavailable; rejects only
  * on a 4xx reply (invalid_spec, invalid_card, conflict, ...) or when `signal` aborts.
  */
 export async function registerAgent(
   nc: NatsConnection,
-  what: AgentSpecInput | CardRegistration | ToolspecRegistration,
+  what: AgentSpecInput | CardRegistration | ToolspecRegistration | ServerJsonRegistration,
   options: RegisterAgentOptions = {},
 ): Promise<AgentHandle> {
   // An AgentSpec always has capabilities; a card or tool spec registration never does (a spec

@@ -24,7 +24,7 @@ const readOnly = z.boolean().optional();
 const verifiedOnly = z.boolean().optional();
 
 /**
- * A register body. Its spec comes in one of three forms (spec, a2a_card, mcp_toolspec) with the
+ * A register body. Its spec comes in one of four forms (spec, a2a_card, mcp_toolspec, mcp_server) with the
  * fields that complete a card or a tool spec beside it; domain/interop/register-body.ts reads
  * them (and refuses a mix), the spec validation judges the result.
  */
@@ -34,6 +34,8 @@ export const registerMessage = z.object({
   spec: z.unknown().optional(),
   a2a_card: z.unknown().optional(),
   mcp_toolspec: z.unknown().optional(),
+  // v1.2: an MCP Registry server.json (domain/interop/mcp/server-json.ts).
+  mcp_server: z.unknown().optional(),
   agent_type: z.unknown().optional(),
   strict: z.unknown().optional(),
   kind: z.unknown().optional(),

@@ -43,9 +43,26 @@ export type ToolspecRegistration = {
   tenant_scope?: string | null;
 };
 
-/** What a registration carries as its spec: an AgentSpec, an A2A card, or an MCP tool spec. */
+/**
+ * v1.2: an MCP server registering the `server.json` it publishes to the MCP Registry
+ * (docs/protocol.md section 8): description, version, title and remote URL come from it, its
+ * tools from `mcp_toolspec` or from its
+ * `_meta["io.modelcontextprotocol.registry/publisher-provided"].tools`.
+ */
+export type ServerJsonRegistration = {
+  agent_type: string;
+  mcp_server: Record<string, unknown>;
+  mcp_toolspec?: { tools: Array<Record<string, unknown>>; [key: string]: unknown };
+  kind?: "mcp_server" | "tool";
+  owner_team?: string;
+  nats_subject?: string;
+  consumer_group?: string;
+  tenant_scope?: string | null;
+};
+
+/** What a registration carries as its spec: an AgentSpec, an A2A card, an MCP tool spec or a server.json. */
 export type SpecRegistration = { spec: AgentSpecInput };
-export type RegistrationSource = SpecRegistration | CardRegistration | ToolspecRegistration;
+export type RegistrationSource = SpecRegistration | CardRegistration | ToolspecRegistration | ServerJsonRegistration;
 
 export type RegisterRequest = RegistrationSource & {
   instance_id?: string;

@@ -13,11 +13,13 @@ import { startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/
 import { connect, RegistryClient } from "../../src/client/index.js";
 import { configOf, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { ensureBuilt, runCli, spawnCli, type CliProcess } from "../harness/cli.js";
+import { waitFor } from "../harness/wait.js";
 
 const CARD = "test/fixtures/cli/invoice-reader.card.json";
 const BAD_SKILL_CARD = "test/fixtures/cli/bad-skill.card.json";
 const TOOLS = "test/fixtures/cli/notes.tools.json";
 const BODY = "test/fixtures/cli/translator.register.yaml";
+const SERVER_JSON = "test/fixtures/cli/weather.server.json";
 
 let server: NatsServerHandle;
 let registry: TestRegistry;
@@ -46,16 +48,18 @@ describe("register and export against a running registry", () => {
   let card: CliProcess;
   let tools: CliProcess;
   let body: CliProcess;
+  let server: CliProcess;
 
   beforeAll(async () => {
     card = spawnCli(["register", CARD, "--agent-type", "invoice-reader", "--interval", "200"], env);
     tools = spawnCli(["register", TOOLS, "--agent-type", "notes", "--description", "Notes of a vault", "--spec-version", "1.2.0", "--interval", "200"], env);
     body = spawnCli(["register", BODY, "--interval", "200"], env);
-    for (const p of [card, tools, body]) await p.waitForLine(/press Ctrl-C/);
+    server = spawnCli(["register", SERVER_JSON, "--owner-team", "acme", "--interval", "200"], env);
+    for (const p of [card, tools, body, server]) await p.waitForLine(/press Ctrl-C/);
   });
 
   afterAll(async () => {
-    for (const p of [card, tools, body]) await p?.stop("SIGKILL");
+    for (const p of [card, tools, body, server]) await p?.stop("SIGKILL");
   });
 
   it("register CARD --agent-type: the reply line says how the card was read and what it lacks", () => {
@@ -81,6 +85,23 @@ describe("register and export against a running registry", () => {
     expect(body.lines().find((l) => l.startsWith("registered "))).toMatch(/^registered translator 1\.4\.0 as instance \S+, .*read as an A2A v1\.0 card$/);
     const got = JSON.parse((await cli("get", "translator", "--json")).stdout);
     expect(got.agent).toMatchObject({ owner_team: "lang", nats_subject: "agents.translator.tasks", display_name: "Translator" });
+  });
+
+  it("register SERVER_JSON: an MCP Registry server.json with its tools inside, the agent_type its name's last part", async () => {
+    expect(server.lines().find((l) => l.startsWith("registered "))).toMatch(
+      /^registered weather 1\.4\.0 as instance \S+, heartbeat every 200 ms, revision \d+; warnings: mcp_server\.repository, mcp_server\.packages: not kept/,
+    );
+    let found: string[][] = [];
+    await waitFor(
+      async () => {
+        found = rows((await cli("lookup", "weather.forecast", "--kind", "mcp_server", "--read-only")).stdout);
+        return found.length > 1;
+      },
+      { message: "the registry's view to show weather" },
+    );
+    expect(found[1]?.slice(0, 3)).toEqual(["weather", "1.4.0", "ready"]);
+    const got = JSON.parse((await cli("get", "weather", "--json")).stdout);
+    expect(got.agent).toMatchObject({ owner_team: "acme", display_name: "Weather", url: "https://weather.example.com/mcp", nats_subject: "mcp.tools.weather", kind: "mcp_server" });
   });
 
   it("card prints the A2A card itself (v1.0 by default, v0.3 on request); 4 for an unknown type", async () => {
@@ -181,6 +202,12 @@ describe("validate, offline", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: a2a_card\.defaultInputModes: missing; A2A v0\.3\.0 requires it$/m);
     expect(r.stderr).not.toMatch(/^warning:/m);
+  });
+
+  it("a server.json: ok, its name's last part the agent_type, what it does not keep as warnings", async () => {
+    const r = await runCli(["validate", SERVER_JSON]);
+    expect(r).toMatchObject({ code: 0, stdout: `${SERVER_JSON}: ok, MCP server.json as AgentSpec weather 1.4.0\n` });
+    expect(r.stderr).toMatch(/^warning: mcp_server\.repository, mcp_server\.packages: not kept/m);
   });
 
   it("a tools/list file with its flags, a register body, and --json", async () => {

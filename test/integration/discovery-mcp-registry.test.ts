@@ -4,6 +4,7 @@
  * openapi.yaml and server.schema.json (test/fixtures/mcp-registry), paging walks a fleet larger
  * than a page, names invert exactly, and every bad value is a 400 in the spec's `{error}` shape.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
 import { startDiscoveryFleet, type DiscoveryFleet } from "../harness/discovery.js";
@@ -17,7 +18,9 @@ const OFFICIAL = "io.modelcontextprotocol.registry/official";
 const TOKEN = "mcp-registry-t0ken";
 /** The shared MCP servers: the harness's weather and these. */
 const EXTRA = ["atlas", "billing", "calendar", "docs-search", "echo"];
-const SHARED_NAMES = ["weather", ...EXTRA].map((t) => `com.example/${t}`).sort();
+/** Registered by the server.json it publishes elsewhere (test/fixtures/cli/weather.server.json, renamed). */
+const FROM_SERVER_JSON = "forecast";
+const SHARED_NAMES = ["weather", ...EXTRA, FROM_SERVER_JSON].map((t) => `com.example/${t}`).sort();
 
 let fleet: DiscoveryFleet;
 let base: string;
@@ -52,6 +55,8 @@ beforeAll(async () => {
     if (type === "echo") extra.description = "x".repeat(150);
     await register(client, spec(type, extra));
   }
+  const serverJson = JSON.parse(readFileSync(new URL("../fixtures/cli/weather.server.json", import.meta.url), "utf8")) as Record<string, unknown>;
+  await client.register({ agent_type: FROM_SERVER_JSON, mcp_server: { ...serverJson, name: `io.example.acme/${FROM_SERVER_JSON}` }, heartbeat_interval_ms: 3_600_000 });
   await register(new RegistryClient(fleet.nc, { prefix: fleet.prefix, tenant: "acme" }), spec("books", { kind: "mcp_server", tenant_scope: "acme", nats_subject: "mcp.tools.books" }));
   base = (await fleet.startFront()).url;
   guardedBase = (await fleet.startFront({ token: TOKEN })).url;
@@ -62,6 +67,18 @@ afterAll(async () => {
 });
 
 describe("GET /v0.1/servers", () => {
+  it("serves a server registered by its server.json back as one: its title, description, version and remote, under this registry's namespace", async () => {
+    const [record] = (await getList(`${base}/v0.1/servers?search=${FROM_SERVER_JSON}`)).servers;
+    expect(record?.server).toEqual({
+      $schema: "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
+      name: `com.example/${FROM_SERVER_JSON}`,
+      title: "Weather",
+      description: "Forecasts and severe weather alerts for any place on Earth",
+      version: "1.4.0",
+      remotes: [{ type: "streamable-http", url: "https://weather.example.com/mcp" }],
+    });
+  });
+
   it("lists the shared MCP servers as server.json records, and nothing else", async () => {
     const body = await getList(`${base}/v0.1/servers`);
     expect(body.servers.map((s) => s.server.name)).toEqual(SHARED_NAMES);
@@ -95,7 +112,7 @@ describe("GET /v0.1/servers", () => {
       cursor = body.metadata.nextCursor;
       pages++;
     } while (cursor !== undefined && pages < 10);
-    expect(pages).toBe(3);
+    expect(pages).toBe(Math.ceil(SHARED_NAMES.length / 2));
     expect(names).toEqual(SHARED_NAMES);
   });
 

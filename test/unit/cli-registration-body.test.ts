@@ -67,10 +67,19 @@ describe("registrationOf", () => {
     expect(build({ mcp_toolspec: tools, agent_type: "files" }).body).toEqual({ mcp_toolspec: tools, agent_type: "files" });
   });
 
+  it("a bare server.json: the agent_type defaults to its name after the /, and only --nats-subject and --owner-team complete it", () => {
+    const server = { name: "io.example/weather", version: "1.0.0", description: "d", remotes: [] };
+    expect(build(server, { ownerTeam: "acme" })).toEqual({ agentType: "weather", body: { mcp_server: server, agent_type: "weather", owner_team: "acme" }, source: "mcp_server", kind: "mcp_server" });
+    expect(build(server, { agentType: "forecast" }).agentType).toBe("forecast");
+    // A name whose last part is no agent type asks for the flag.
+    expect(usage(() => build({ ...server, name: "io.example/Weather.App" }))).toBe("--agent-type NAME is required: this MCP server.json names no agent_type");
+    expect(usage(() => build(server, { description: "x" }))).toBe("--description completes an MCP tool spec, and this file is an MCP server.json");
+  });
+
   it("refuses a flag that does not complete the file's form, saying which form it completes", () => {
     expect(usage(() => build(tools, { agentType: "f", description: "d", specVersion: "1.0.0", strict: true }))).toBe("--strict completes an A2A card, and this file is an MCP tool spec");
     expect(usage(() => build(card, { agentType: "g", description: "d" }))).toBe("--description completes an MCP tool spec, and this file is an A2A card");
-    expect(usage(() => build(spec, { ownerTeam: "t" }))).toBe("--owner-team completes an A2A card or an MCP tool spec, and this file is an AgentSpec; set owner_team in the spec");
+    expect(usage(() => build(spec, { ownerTeam: "t" }))).toBe("--owner-team completes an A2A card, an MCP tool spec or an MCP server.json, and this file is an AgentSpec; set owner_team in the spec");
     expect(usage(() => build({ spec }, { natsSubject: "a.b" }))).toMatch(/^--nats-subject completes .*; set nats_subject in the spec$/);
   });
 

@@ -53,8 +53,19 @@ describe("detectDocument", () => {
     expect(kindOf({ tools: {} })).toBe("mcp_toolspec");
   });
 
+  it("takes an MCP Registry server.json by its namespaced name, its version, and its schema URL, remotes or packages", () => {
+    const server = { name: "io.example/weather", version: "1.0.0", description: "d" };
+    expect(kindOf({ ...server, $schema: "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json" })).toBe("mcp_server");
+    expect(kindOf({ ...server, remotes: [] })).toBe("mcp_server");
+    expect(kindOf({ ...server, packages: [] })).toBe("mcp_server");
+    expect(kindOf({ mcp_server: server, mcp_toolspec: { tools: [] } })).toBe("register_body");
+    // A name without a namespace, or a tools list at the top, is not a server.json.
+    expect(kindOf({ name: "weather", version: "1.0.0", remotes: [] })).toMatch(/^error: not a document/);
+    expect(kindOf({ ...server, remotes: [], tools: [] })).toBe("mcp_toolspec");
+  });
+
   it("refuses a body with several forms, naming them", () => {
-    expect(kindOf({ spec, a2a_card: card })).toBe("error: a register body carries one of spec, a2a_card, mcp_toolspec; this one has spec and a2a_card");
+    expect(kindOf({ spec, a2a_card: card })).toBe("error: a register body carries one of spec, a2a_card, mcp_toolspec, mcp_server; this one has spec and a2a_card");
   });
 
   it("refuses anything else, naming what it found and what was expected", () => {
@@ -74,6 +85,7 @@ describe("reading files", () => {
     expect(yaml.ok && yaml.kind === "register_body" && yaml.source).toBe("a2a_card");
     expect(readRegistrationDocument("test/fixtures/cli/invoice-reader.card.json")).toMatchObject({ ok: true, kind: "a2a_card" });
     expect(readRegistrationDocument("test/fixtures/cli/notes.tools.json")).toMatchObject({ ok: true, kind: "mcp_toolspec" });
+    expect(readRegistrationDocument("test/fixtures/cli/weather.server.json")).toMatchObject({ ok: true, kind: "mcp_server" });
     expect(readRegistrationDocument("examples/summarizer.yaml")).toMatchObject({ ok: true, kind: "agent_spec" });
   });
 

@@ -1,6 +1,7 @@
 /**
  * docs/interop.md shows what the registry answers; this holds its examples to the code: the
- * card example's reply warnings and version, the tool spec example's capabilities, and the
+ * card example's reply warnings and version, the tool spec example's capabilities, the
+ * server.json example's mapping, and the
  * exported card of a plain spec are what the import and export modules produce.
  */
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { parseSpec } from "../../src/domain/spec/validation.js";
 
 const doc = readFileSync(new URL("../../docs/interop.md", import.meta.url), "utf8");
 const json = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as Record<string, any>);
-const [cardBody, cardReply, toolspecBody, exported] = json;
+const [cardBody, cardReply, toolspecBody, serverJsonBody, exported] = json;
 
 it("the card example registers with the warnings and the a2a_version the reply example shows", () => {
   const r = specOfRegisterBody(cardReply!["agent_type"], cardBody!);
@@ -28,6 +29,14 @@ it("the tool spec example becomes one capability per tool, annotations as given"
   expect(spec.capabilities[1]).not.toHaveProperty("annotations");
   expect(spec.capabilities[1]!._meta).toEqual({ "example.test/audit": "on" });
   expect(spec.capabilities[1]!.mcp_extra).toBeUndefined();
+});
+
+it("the server.json example registers as its table says, with one warning for what it does not keep", () => {
+  const r = specOfRegisterBody("tides", serverJsonBody!);
+  const spec = parseSpec(r.raw);
+  expect(spec).toMatchObject({ kind: "mcp_server", description: "Tide tables for the world's harbours", version: "3.0.1", display_name: "Tides", url: "https://tides.example.com/mcp", owner_team: "marine" });
+  expect(spec.capabilities.map((c) => c.name)).toEqual(["tides.table"]);
+  expect(r.warnings).toEqual(["mcp_server.packages: not kept (the registry stores the spec built from the server.json)"]);
 });
 
 it("the exported card example is what a plain spec exports as", () => {

@@ -6,7 +6,7 @@
  * the service's own path, so a file the registry would refuse fails the same way offline.
  */
 import { registerAgent, type AgentEvent, type RegisterAgentOptions } from "../../client/agent.js";
-import type { AgentSpecInput, CardRegistration, ToolspecRegistration } from "../../client/types.js";
+import type { AgentSpecInput, CardRegistration, ServerJsonRegistration, ToolspecRegistration } from "../../client/types.js";
 import { ExitCode, UsageError, describeFailure, type Command } from "../context.js";
 import { REGISTRATION_OPTIONS, instanceFlags, registrationFlags, registrationOf, type Registration } from "../registration-body.js";
 import { checkRegistration } from "../registration-check.js";
@@ -46,7 +46,7 @@ type InstanceOptions = Pick<RegisterAgentOptions, "instanceId" | "heartbeatInter
  * the fields beside it, and the instance's fields as options (the SDK sends them with every
  * registration, re-registrations too).
  */
-export function sdkRegistration(reg: Registration): { what: AgentSpecInput | CardRegistration | ToolspecRegistration; options: InstanceOptions } {
+export function sdkRegistration(reg: Registration): { what: AgentSpecInput | CardRegistration | ToolspecRegistration | ServerJsonRegistration; options: InstanceOptions } {
   const { instance_id, heartbeat_interval_ms, status, metadata, replace, ...rest } = reg.body;
   const options: InstanceOptions = {
     instanceId: instance_id as string | undefined,
@@ -55,13 +55,13 @@ export function sdkRegistration(reg: Registration): { what: AgentSpecInput | Car
     metadata: metadata as Record<string, string> | undefined,
     replace: replace === true ? true : undefined,
   };
-  const what = reg.source === "spec" ? (rest["spec"] as AgentSpecInput) : (rest as CardRegistration | ToolspecRegistration);
+  const what = reg.source === "spec" ? (rest["spec"] as AgentSpecInput) : (rest as CardRegistration | ToolspecRegistration | ServerJsonRegistration);
   return { what, options };
 }
 
 export const registerCommand: Command = {
   name: "register",
-  summary: "register an AgentSpec, A2A card or MCP tools/list file (JSON or YAML) and heartbeat until Ctrl-C, then deregister",
+  summary: "register an AgentSpec, A2A card, MCP tools/list or server.json file (JSON or YAML) and heartbeat until Ctrl-C, then deregister",
   usage:
     "register FILE [--agent-type NAME] [--strict] [--description TEXT] [--spec-version X.Y.Z] [--nats-subject SUBJECT] [--owner-team TEAM] " +
     "[--instance-id ID] [--interval MS] [--status ready|registered] [--metadata KEY=VALUE]... [--replace]",

@@ -74,7 +74,7 @@ function validateFile(file: string, values: Values): Outcome {
 
 export const validateCommand: Command = {
   name: "validate",
-  summary: "check an AgentSpec, an A2A card, an MCP tools/list file, a register body or a registry file (JSON or YAML), offline",
+  summary: "check an AgentSpec, an A2A card, an MCP tools/list or server.json file, a register body or a registry file (JSON or YAML), offline",
   usage: "validate FILE [--agent-type NAME] [--strict] [--description TEXT] [--spec-version X.Y.Z] [--nats-subject SUBJECT] [--owner-team TEAM]",
   examples: [
     "agent-registry validate examples/summarizer.yaml",

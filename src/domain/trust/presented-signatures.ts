@@ -10,6 +10,8 @@
  *   an object of the agent type (the subject's: a tools/list result names none), `mcp_toolspec`
  *   and those of the fields beside it that complete the spec, exactly as sent: so a signed tool
  *   spec can be registered under no other agent type, subject or owner than the one signed.
+ * - An MCP server.json is signed the same way: the object covers `agent_type`, `mcp_server`,
+ *   and `mcp_toolspec` and the fields beside it when the body carries them.
  *
  * Every signature is held to small bounds before anything else looks at it (no walk of a huge
  * array, no nested values), and the document is canonicalized only once they hold.
@@ -37,7 +39,7 @@ export type PresentedSignature = {
 };
 
 export type SignedDocument = {
-  readonly source: "spec" | "a2a_card" | "mcp_toolspec";
+  readonly source: "spec" | "a2a_card" | "mcp_toolspec" | "mcp_server";
   /** The JCS canonical form of what the signatures cover, for the agent type registered (a tool spec's covers it). */
   readonly canonical: (agentType: string) => string;
   /** Empty: the document came unsigned. */
@@ -66,13 +68,14 @@ export function presentedSignatures(body: Readonly<Record<string, unknown>>): Si
     const canonical = canonicalForm(body["spec"], "spec");
     return { source: "spec", canonical: () => canonical, signatures: detached(body) };
   }
-  if (body["mcp_toolspec"] !== undefined) {
-    const covered: Record<string, unknown> = { mcp_toolspec: body["mcp_toolspec"] };
-    for (const field of TOOLSPEC_FIELDS) if (body[field] !== undefined) covered[field] = body[field];
-    return { source: "mcp_toolspec", canonical: (agentType) => canonicalForm({ ...covered, agent_type: agentType }, "mcp_toolspec"), signatures: detached(body) };
+  if (body["mcp_server"] !== undefined || body["mcp_toolspec"] !== undefined) {
+    const source = body["mcp_server"] !== undefined ? "mcp_server" : "mcp_toolspec";
+    const covered: Record<string, unknown> = {};
+    for (const field of ["mcp_server", "mcp_toolspec", ...TOOLSPEC_FIELDS]) if (body[field] !== undefined) covered[field] = body[field];
+    return { source, canonical: (agentType) => canonicalForm({ ...covered, agent_type: agentType }, source), signatures: detached(body) };
   }
   if (body["signature"] !== undefined) {
-    throw trustRefusal("signature_not_supported", "signature", "a signature goes beside a spec or a tool spec, or inside an A2A card");
+    throw trustRefusal("signature_not_supported", "signature", "a signature goes beside a spec, a tool spec or a server.json, or inside an A2A card");
   }
   return null;
 }
