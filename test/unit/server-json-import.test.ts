@@ -58,6 +58,11 @@ describe("a server.json register body", () => {
     expect(specSourceOf({ mcp_server: {}, mcp_toolspec: {} })).toBe("mcp_server");
   });
 
+  it("warns of a short version at the server.json's own path", () => {
+    const r = specOfRegisterBody("weather", { mcp_server: bare({ version: "3.1" }), mcp_toolspec: { tools: [tool("now")] } });
+    expect(r.warnings).toEqual(['mcp_server.version: "3.1" is not semver X.Y.Z; registered as "3.1.0"']);
+  });
+
   it("warns when the server's name is not the agent type it registers as", () => {
     const r = specOfRegisterBody("forecaster", { mcp_server: bare(), mcp_toolspec: { tools: [tool("now")] } });
     expect(r.warnings).toEqual(['mcp_server.name: "io.example.acme/weather" is registered as agent_type "forecaster" (the register subject\'s)']);

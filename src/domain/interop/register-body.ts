@@ -141,7 +141,9 @@ function specOfServerJson(agentType: string, body: Readonly<Record<string, unkno
     throw errorAtToolsPath(e, mapping.toolsPath);
   }
   const raw = mapping.displayName === undefined ? imported.spec : { ...imported.spec, display_name: mapping.displayName };
-  return { raw, warnings: [...mapping.warnings, ...imported.warnings.map((w) => atToolsPath(w, mapping.toolsPath))], source: "mcp_server" };
+  // The import names the fields it read by the tool spec body's names; here they came from the server.json.
+  const moved = imported.warnings.map((w) => (w.startsWith("version:") ? `mcp_server.${w}` : atToolsPath(w, mapping.toolsPath)));
+  return { raw, warnings: [...mapping.warnings, ...moved], source: "mcp_server" };
 }
 
 function checkStrings(body: Readonly<Record<string, unknown>>, keys: readonly string[]): void {
