@@ -191,6 +191,31 @@ async def test_an_agent_from_an_a2a_card_serves_its_skill(nc: NatsClient, client
         assert result.nats_subject == f"agent.tasks.{agent_type}"
 
 
+async def test_an_agent_from_a_server_json_serves_its_tool(nc: NatsClient, client: RegistryClient) -> None:
+    agent_type = unique("serveragent")
+    tool = f"tool.{agent_type}"
+    tools = [{"name": tool, "description": "greets", "inputSchema": {"type": "object"}}]
+    server = {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
+        "name": f"io.example.py/{agent_type}",
+        "title": "Server agent",
+        "description": "from a server.json",
+        "version": "2.0.0",
+        "_meta": {"io.modelcontextprotocol.registry/publisher-provided": {"tools": tools}},
+    }
+    agent = Agent(nc, agent_type=agent_type, mcp_server=server, registration={"owner_team": "py"}, handle_signals=False)
+
+    @agent.task(tool)
+    async def greet(payload: Any) -> str:
+        return f"hello {payload['name']}"
+
+    async with agent:
+        assert agent.registration.warnings == []
+        result = await client.call(tool, {"name": "mcp"})
+        assert result.reply == "hello mcp"
+        assert result.nats_subject == f"mcp.tools.{agent_type}"
+
+
 async def test_call_without_a_listener_and_a_refused_spec(nc: NatsClient, client: RegistryClient) -> None:
     agent_type = unique("absent")
     await client.register(make_spec(agent_type))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from nats.aio.client import Client as NatsClient
 
@@ -14,6 +16,7 @@ from agent_registry import (
 from agent_registry.replies import RegisterReply
 
 from .conftest import make_spec, unique
+from .harness import REPO
 
 
 async def register(client: RegistryClient, agent_type: str, **fields: object) -> RegisterReply:
@@ -267,3 +270,33 @@ async def test_register_with_an_a2a_card_and_an_mcp_toolspec(client: RegistryCli
     assert view.kind == "mcp_server"
     assert view.capabilities[0].effective_annotations is not None
     assert view.capabilities[0].effective_annotations.readOnlyHint is True
+
+
+async def test_register_with_a_server_json(client: RegistryClient) -> None:
+    # The repository's fixture: an MCP Registry server.json with its tools inside its _meta.
+    server = json.loads((REPO / "test" / "fixtures" / "cli" / "weather.server.json").read_text())
+    agent_type = unique("weather")
+    reply = await client.register(agent_type=agent_type, mcp_server=server, extra={"owner_team": "py"})
+    # The server is named io.example.acme/weather, not after this agent type; packages are not kept.
+    assert any(w.startswith("mcp_server.name: ") for w in reply.warnings)
+    assert any("mcp_server.packages" in w for w in reply.warnings)
+    found = await client.lookup("weather.forecast", min_revision=reply.revision)
+    provider = next(p for p in found.providers if p.agent_type == agent_type)
+    assert provider.kind == "mcp_server"
+    assert provider.nats_subject == f"mcp.tools.{agent_type}"
+    view = (await client.get(agent_type, min_revision=reply.revision)).agent
+    assert view.display_name == "Weather"
+    assert view.url == "https://weather.example.com/mcp"
+    assert view.kind == "mcp_server"
+    assert (view.version, view.owner_team) == ("1.4.0", "py")
+    assert sorted(c.name for c in view.capabilities) == ["weather.alerts", "weather.forecast"]
+
+    # The tools beside a server.json that lists none, as its tools/list result.
+    bare_type = unique("tides")
+    bare = {k: v for k, v in server.items() if k != "_meta"}
+    tool = {"name": f"tides.{bare_type}", "description": "High and low water", "inputSchema": {"type": "object"}}
+    tools = {"tools": [tool]}
+    beside = await client.register(agent_type=bare_type, mcp_server=bare, mcp_toolspec=tools, extra={"kind": "tool"})
+    view = (await client.get(bare_type, min_revision=beside.revision)).agent
+    assert (view.kind, view.display_name) == ("tool", "Weather")
+    assert [c.name for c in view.capabilities] == [f"tides.{bare_type}"]

@@ -60,9 +60,11 @@ def _has_registry_ref(schema: Any) -> bool:
 class Agent:
     """One instance of an agent type: registration, liveness and task serving.
 
-    Give ``spec`` (an :class:`AgentSpec`), or ``agent_type`` with ``a2a_card`` or ``mcp_toolspec``
-    and the fields that go beside them in ``registration`` (``nats_subject``, ``description``,
-    ``version``, ...). Handlers are added with :meth:`task` before entering.
+    Give ``spec`` (an :class:`AgentSpec`), or ``agent_type`` with ``a2a_card``, ``mcp_toolspec``
+    or ``mcp_server`` (an MCP Registry ``server.json``, v1.2, its tools inside it or beside it as
+    ``mcp_toolspec``) and the fields that go beside them in ``registration`` (``nats_subject``,
+    ``description``, ``version``, ...; see :meth:`RegistryClient.register`). Handlers are added
+    with :meth:`task` before entering.
     """
 
     def __init__(
@@ -73,6 +75,7 @@ class Agent:
         agent_type: str | None = None,
         a2a_card: Mapping[str, Any] | None = None,
         mcp_toolspec: Mapping[str, Any] | None = None,
+        mcp_server: Mapping[str, Any] | None = None,
         registration: Mapping[str, Any] | None = None,
         instance_id: str | None = None,
         heartbeat_interval_ms: int | None = None,
@@ -88,12 +91,13 @@ class Agent:
         on_event: Callable[[AgentEvent], None] | None = None,
     ) -> None:
         if spec is None and agent_type is None:
-            raise ValueError("an Agent needs a spec, or an agent_type with an a2a_card or mcp_toolspec")
+            raise ValueError("an Agent needs a spec, or an agent_type with an a2a_card, mcp_toolspec or mcp_server")
         self.nc = nc
         self.spec = spec
         self._agent_type = spec.agent_type if spec is not None else str(agent_type)
         self._card = a2a_card
         self._toolspec = mcp_toolspec
+        self._server_json = mcp_server
         self._extra = dict(registration or {})
         scope = spec.tenant_scope if spec is not None else self._extra.get("tenant_scope")
         self.client = RegistryClient(nc, prefix=prefix, tenant=tenant or scope, timeout=timeout)
@@ -265,6 +269,7 @@ class Agent:
             agent_type=self._agent_type,
             a2a_card=self._card,
             mcp_toolspec=self._toolspec,
+            mcp_server=self._server_json,
             extra=self._extra,
             instance_id=self._instance_id,
             heartbeat_interval_ms=self._interval_ms,

@@ -568,6 +568,7 @@ class RegistryClient:
         agent_type: str | None = None,
         a2a_card: Mapping[str, Any] | None = None,
         mcp_toolspec: Mapping[str, Any] | None = None,
+        mcp_server: Mapping[str, Any] | None = None,
         instance_id: str | None = None,
         heartbeat_interval_ms: int | None = None,
         status: Literal["registered", "ready"] | None = None,
@@ -576,11 +577,19 @@ class RegistryClient:
         extra: Mapping[str, Any] | None = None,
         timeout: float | None = None,
     ) -> RegisterReply:
-        """Registers one instance with an AgentSpec, an A2A card or an MCP tool spec.
+        """Registers one instance with an AgentSpec, an A2A card, an MCP tool spec or a server.json.
 
-        A spec may be a model or a plain mapping (sent as is: the registry is the judge). A card or
-        tool spec needs ``agent_type``; ``extra`` carries the fields beside it (``nats_subject``,
-        ``description``, ``version``, ``owner_team``, ``strict``, ``kind``, ...).
+        A spec may be a model or a plain mapping (sent as is: the registry is the judge). A card,
+        tool spec or server.json needs ``agent_type``; ``extra`` carries the fields beside it
+        (``nats_subject``, ``description``, ``version``, ``owner_team``, ``strict``, ``kind``, ...).
+
+        ``mcp_server`` (v1.2) is the ``server.json`` an MCP server publishes to the MCP Registry:
+        its description, version, title and first HTTP remote fill the spec. Its tools go beside
+        it as ``mcp_toolspec`` (the ``tools/list`` result) or inside it, under
+        ``_meta["io.modelcontextprotocol.registry/publisher-provided"]["tools"]``; never both.
+        Beside it ``extra`` may carry ``kind``, ``owner_team``, ``nats_subject``,
+        ``consumer_group`` and ``tenant_scope``; ``description``, ``version`` and ``url`` are the
+        document's own, and the registry refuses them there.
         """
         body: dict[str, Any] = dict(extra or {})
         if spec is not None:
@@ -591,6 +600,8 @@ class RegistryClient:
             body["a2a_card"] = dict(a2a_card)
         if mcp_toolspec is not None:
             body["mcp_toolspec"] = dict(mcp_toolspec)
+        if mcp_server is not None:
+            body["mcp_server"] = dict(mcp_server)
         subject_type = check_token("agent_type", str(agent_type), AGENT_TYPE_RE)
         if instance_id is not None:
             check_token("instance_id", instance_id, INSTANCE_ID_RE)

@@ -78,6 +78,8 @@ class AgentView(Reply):
     nats_subject: str
     consumer_group: str
     kind: AgentKind = "agent"
+    display_name: str | None = None
+    url: str | None = None
     tenant_scope: str | None = None
     tags: dict[str, str] = Field(default_factory=dict)
     weight: float = 1
