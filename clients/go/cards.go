@@ -111,3 +111,27 @@ type ToolspecRegistration struct {
 	TenantScope   *string     `json:"tenant_scope,omitempty"`
 	Instance
 }
+
+// ServerJSONRegistration (v1.2) registers an MCP server with the server.json it publishes to
+// the MCP Registry (docs/protocol.md section 8, docs/interop.md); send it with
+// Client.RegisterRaw. The document is sent as given: its description, version, title and
+// first streamable-http (else sse) remote become the spec's description, version,
+// display_name and url, so those are not fields here (the registry refuses them beside it).
+//
+// A server.json lists no tools: they come either inside it, under
+// _meta["io.modelcontextprotocol.registry/publisher-provided"].tools, or beside it as
+// MCPToolspec (its tools/list result). Never both (invalid_request), never neither
+// (invalid_card). The agent type is the register subject's; the reply warns when the server's
+// name after the "/" differs, and names the keys the registry does not keep (packages, ...).
+type ServerJSONRegistration struct {
+	MCPServer json.RawMessage `json:"mcp_server"`
+	// MCPToolspec is the server's tools when they are not inside MCPServer.
+	MCPToolspec *MCPToolspec `json:"mcp_toolspec,omitempty"`
+	// Kind is KindMCPServer (the default) or KindTool.
+	Kind          string  `json:"kind,omitempty"`
+	OwnerTeam     string  `json:"owner_team,omitempty"`
+	NATSSubject   string  `json:"nats_subject,omitempty"`
+	ConsumerGroup string  `json:"consumer_group,omitempty"`
+	TenantScope   *string `json:"tenant_scope,omitempty"`
+	Instance
+}

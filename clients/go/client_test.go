@@ -3,7 +3,9 @@ package agentregistry_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	ar "github.com/agent-registry/agent-registry/clients/go"
@@ -389,5 +391,69 @@ func TestCardAndToolspecRegistrations(t *testing.T) {
 	look, err := e.client.Lookup(ctx, ar.LookupRequest{Capability: "read_url", Kind: ar.KindMCPServer})
 	if err != nil || len(look.Providers) != 1 || look.Providers[0].Kind != ar.KindMCPServer {
 		t.Fatalf("lookup by kind: %+v %v", look, err)
+	}
+}
+
+// TestServerJSONRegistration registers the repository's weather.server.json fixture (its tools
+// inside its _meta) and a server.json with its tools beside it, with the typed body, and reads
+// back what the document filled in.
+func TestServerJSONRegistration(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := e.ctx()
+	server, err := os.ReadFile("../../test/fixtures/cli/weather.server.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.client.RegisterRaw(ctx, "weather-go", ar.ServerJSONRegistration{MCPServer: server, OwnerTeam: "go", Instance: ar.Instance{InstanceID: "weather-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server is named io.example.acme/weather, not weather-go; its packages are not kept.
+	warns := func(about string) bool {
+		return slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, about) })
+	}
+	if r.InstanceID != "weather-1" || !warns("mcp_server.name: ") || !warns("mcp_server.packages") {
+		t.Fatalf("server.json registration: %+v", r)
+	}
+	look, err := e.client.Lookup(ctx, ar.LookupRequest{Capability: "weather.forecast", Kind: ar.KindMCPServer}, ar.MinRevision(r.Revision))
+	if err != nil || len(look.Providers) != 1 || look.Providers[0].AgentType != "weather-go" || look.Providers[0].NATSSubject != "mcp.tools.weather-go" {
+		t.Fatalf("lookup: %+v %v", look, err)
+	}
+	got, err := e.client.Get(ctx, "weather-go", ar.MinRevision(r.Revision))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.Agent
+	if a.DisplayName != "Weather" || a.URL != "https://weather.example.com/mcp" || a.Kind != ar.KindMCPServer || a.Version != "1.4.0" || a.OwnerTeam != "go" || len(a.Capabilities) != 2 {
+		t.Fatalf("get: %+v", a)
+	}
+
+	// The same server without its _meta, its tools beside it as a tools/list result.
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(server, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "_meta")
+	bare, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := &ar.MCPToolspec{Tools: []json.RawMessage{json.RawMessage(`{"name": "tides.table", "description": "High and low water", "inputSchema": {"type": "object"}}`)}}
+	tr, err := e.client.RegisterRaw(ctx, "tides", ar.ServerJSONRegistration{MCPServer: bare, MCPToolspec: tools, Kind: ar.KindTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := e.client.Toolspec(ctx, "tides", ar.MinRevision(tr.Revision))
+	if err != nil || len(ts.Tools) != 1 || ts.Tools[0].Name != "tides.table" {
+		t.Fatalf("toolspec: %+v %v", ts, err)
+	}
+
+	// Tools in both places are refused, and nothing is stored.
+	_, err = e.client.RegisterRaw(ctx, "both", ar.ServerJSONRegistration{MCPServer: server, MCPToolspec: tools})
+	if ce := codeOf(t, err); ce.Code != ar.CodeInvalidRequest || len(ce.Issues) != 1 || ce.Issues[0].Path != "mcp_toolspec" {
+		t.Fatalf("tools in both places: %v", err)
+	}
+	if _, err := e.client.Get(ctx, "both"); codeOf(t, err).Code != ar.CodeNotFound {
+		t.Fatalf("refused registration stored: %v", err)
 	}
 }

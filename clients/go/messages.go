@@ -2,8 +2,9 @@ package agentregistry
 
 import "encoding/json"
 
-// RegisterRequest is the body of registry.register.<agent_type> with an AgentSpec. Use
-// RegisterCard or RegisterToolspec bodies through Client.RegisterRaw for the other forms.
+// RegisterRequest is the body of registry.register.<agent_type> with an AgentSpec. Send
+// CardRegistration, ToolspecRegistration or ServerJSONRegistration bodies through
+// Client.RegisterRaw for the other forms.
 type RegisterRequest struct {
 	Spec                AgentSpec         `json:"spec"`
 	InstanceID          string            `json:"instance_id,omitempty"`

@@ -19,8 +19,9 @@ func (c *Client) Register(ctx context.Context, req RegisterRequest) (*RegisterRe
 	return c.RegisterRaw(ctx, req.Spec.AgentType, req)
 }
 
-// RegisterRaw sends any register body (an AgentSpec, an A2A card or an MCP tool spec
-// registration, PROTOCOL.md section 10) for agentType.
+// RegisterRaw sends any register body (an AgentSpec, an A2A card, an MCP tool spec
+// registration, PROTOCOL.md section 10, or a server.json one, v1.2) for agentType:
+// CardRegistration, ToolspecRegistration, ServerJSONRegistration, or a map.
 func (c *Client) RegisterRaw(ctx context.Context, agentType string, body any) (*RegisterReply, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
