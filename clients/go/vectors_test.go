@@ -321,6 +321,7 @@ type importVector struct {
 	AgentType string          `json:"agent_type"`
 	Card      json.RawMessage `json:"card"`
 	Toolspec  json.RawMessage `json:"toolspec"`
+	Server    json.RawMessage `json:"server"`
 	With      map[string]any  `json:"with"`
 	Valid     bool            `json:"valid"`
 	Expect    json.RawMessage `json:"expect"`
@@ -329,20 +330,23 @@ type importVector struct {
 	Paths     []string        `json:"paths"`
 }
 
-// TestImportVectorsRegistry registers every A2A card and MCP tool spec vector.
+// TestImportVectorsRegistry registers every A2A card, MCP tool spec and server.json vector.
 func TestImportVectorsRegistry(t *testing.T) {
 	e := newEnv(t, nil)
-	for _, file := range []string{"cards.json", "toolspecs.json"} {
+	for _, file := range []string{"cards.json", "toolspecs.json", "servers.json"} {
 		for _, v := range readVectors[importVector](t, file) {
 			t.Run(file+"/"+v.Name, func(t *testing.T) {
 				body := map[string]any{}
 				for k, val := range v.With {
 					body[k] = val
 				}
-				if file == "cards.json" {
+				switch file {
+				case "cards.json":
 					body["a2a_card"] = v.Card
-				} else {
+				case "toolspecs.json":
 					body["mcp_toolspec"] = v.Toolspec
+				default:
+					body["mcp_server"] = v.Server
 				}
 				client := e.client
 				if tenant, ok := v.With["tenant_scope"].(string); ok && tenantRE.MatchString(tenant) {

@@ -33,7 +33,7 @@ const FIELD_NOTES: Readonly<Record<string, string>> = {
 
 /** The messages a client sends, by the file name under protocol/schemas/ (the op or write they are the body of). */
 const MESSAGES: ReadonlyArray<readonly [string, z.ZodType, string]> = [
-  ["register.request", messages.registerMessage, "registry.register.<agent_type>: the body; `spec` is an AgentSpec (protocol/agentspec.schema.json), or `a2a_card` / `mcp_toolspec` with the fields that complete them (PROTOCOL.md sections 2, 10.1, 10.2)"],
+  ["register.request", messages.registerMessage, "registry.register.<agent_type>: the body; `spec` is an AgentSpec (protocol/agentspec.schema.json), or `a2a_card` / `mcp_toolspec` with the fields that complete them (PROTOCOL.md sections 2, 10.1, 10.2), or (v1.2) `mcp_server`, an MCP Registry server.json, its tools inside it or beside it as `mcp_toolspec` (docs/protocol.md section 8)"],
   ["heartbeat.request", messages.heartbeatMessage, "registry.heartbeat.<agent_type>.<instance_id>: the body (may be empty)"],
   ["deregister.request", messages.deregisterMessage, "registry.deregister.<agent_type>[.<instance_id>]: the body"],
   ["lookup.request", messages.lookupQuery, "registry.lookup: the body"],

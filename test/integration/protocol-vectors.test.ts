@@ -1,13 +1,13 @@
 /**
  * protocol/vectors/ against a real registry over NATS, as every client's suite runs them:
- * each spec, card and tool spec vector is registered and must be stored as it expects (read
+ * each spec, card, tool spec and server.json vector is registered and must be stored as it expects (read
  * back with `get`) or refused with its code and issue paths; the request vectors run against
  * a registry holding the file's schemas and fleet.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, startRegistry, type TestRegistry } from "../harness/registry.js";
-import { cardVectors, requestVectors, specVectors, subsetMismatch, toolspecVectors, warningPaths, type SpecLikeVector } from "../unit/protocol-vectors.js";
+import { cardVectors, requestVectors, serverVectors, specVectors, subsetMismatch, toolspecVectors, warningPaths, type SpecLikeVector } from "../unit/protocol-vectors.js";
 
 let server: NatsTestServer;
 let reg: TestRegistry;
@@ -64,6 +64,12 @@ describe("card vectors", () => {
 describe("tool spec vectors", () => {
   it.each(toolspecVectors().map((v) => [v.name, v] as const))("%s", async (_name, v) => {
     await run(v, v.agent_type!, { mcp_toolspec: v.toolspec, ...v.with }, v.with?.["tenant_scope"]);
+  });
+});
+
+describe("server.json vectors", () => {
+  it.each(serverVectors().map((v) => [v.name, v] as const))("%s", async (_name, v) => {
+    await run(v, v.agent_type!, { mcp_server: v.server, ...v.with }, v.with?.["tenant_scope"]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * protocol/vectors/ against the domain: every spec, card and tool spec vector goes through the
+ * protocol/vectors/ against the domain: every spec, card, tool spec and server.json vector goes through the
  * register path the service runs (registerMessage, specOfRegisterBody, the AgentSpec rules,
  * asCardError), and every spec vector through protocol/agentspec.schema.json with ajv, so a
  * vector the validator and the published schema judge differently fails here.
@@ -12,7 +12,7 @@ import { asCardError, specOfRegisterBody } from "../../src/domain/interop/regist
 import { SchemaChecker } from "../../src/domain/spec/schema-check.js";
 import { validateSpec } from "../../src/domain/spec/validation.js";
 import { parseMessage, registerMessage } from "../../src/domain/messages.js";
-import { cardVectors, specVectors, subsetMismatch, toolspecVectors, warningPaths, type SpecLikeVector } from "./protocol-vectors.js";
+import { cardVectors, serverVectors, specVectors, subsetMismatch, toolspecVectors, warningPaths, type SpecLikeVector } from "./protocol-vectors.js";
 
 const checker = new SchemaChecker();
 
@@ -85,5 +85,11 @@ describe("card vectors", () => {
 describe("tool spec vectors", () => {
   it.each(toolspecVectors().map((v) => [v.name, v] as const))("%s", (_name, v) => {
     expectOutcome(v, register(v.agent_type!, { mcp_toolspec: v.toolspec, ...v.with }));
+  });
+});
+
+describe("server.json vectors", () => {
+  it.each(serverVectors().map((v) => [v.name, v] as const))("%s", (_name, v) => {
+    expectOutcome(v, register(v.agent_type!, { mcp_server: v.server, ...v.with }));
   });
 });

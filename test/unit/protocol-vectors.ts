@@ -21,13 +21,15 @@ export type SpecLikeVector = {
   register_as?: string;
   /** Specs: the registry's answer on the wire when it differs from the validator's (`code`, `paths`). */
   wire?: { code: string; paths: string[] };
-  /** Cards and tool specs: the register subject's agent_type, and the other fields of the register body. */
+  /** Cards, tool specs and server.json documents: the register subject's agent_type, and the other fields of the register body. */
   agent_type?: string;
   with?: Record<string, unknown>;
 };
 export type SpecVector = SpecLikeVector & { spec: Record<string, unknown> };
 export type CardVector = SpecLikeVector & { card: unknown };
 export type ToolspecVector = SpecLikeVector & { toolspec: unknown };
+/** v1.2: an MCP Registry server.json, its tools inside it or in `with` as `mcp_toolspec`. */
+export type ServerVector = SpecLikeVector & { server: unknown };
 export type RequestVector = {
   name: string;
   about: string;
@@ -47,6 +49,7 @@ function load<T>(file: string): T {
 export const specVectors = () => load<{ description: string; vectors: SpecVector[] }>("specs.json").vectors;
 export const cardVectors = () => load<{ description: string; vectors: CardVector[] }>("cards.json").vectors;
 export const toolspecVectors = () => load<{ description: string; vectors: ToolspecVector[] }>("toolspecs.json").vectors;
+export const serverVectors = () => load<{ description: string; vectors: ServerVector[] }>("servers.json").vectors;
 export const requestVectors = () => load<{
     description: string;
     schemas: Array<{ name: string; version: string; schema: unknown }>;

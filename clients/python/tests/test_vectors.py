@@ -1,8 +1,9 @@
 """Every vector of protocol/vectors against this client's models and against a real registry.
 
 specs.json runs both ways: a spec the models accept the registry accepts, one they refuse it refuses,
-with the same code and the same issue paths. cards.json and toolspecs.json run through the registry
-(the client sends them as they are), and the spec each import yields must be one the models accept.
+with the same code and the same issue paths. cards.json, toolspecs.json and servers.json run through the
+registry (the client sends them as they are), and the spec each import yields must be one the models
+accept.
 requests.json runs on a registry of its own (its vectors read the whole fleet), and each reply must
 also parse as the client's reply model of its op.
 """
@@ -142,18 +143,24 @@ async def test_spec_vector_against_the_registry(nc: NatsClient, vector: dict[str
     AgentSpec.model_validate(view)
 
 
-# ---- cards.json and toolspecs.json ----
+# ---- cards.json, toolspecs.json and servers.json ----
 
-IMPORTS = [("cards", "a2a_card", v) for v in vectors("cards")] + [
-    ("toolspecs", "mcp_toolspec", v) for v in vectors("toolspecs")
-]
+# Each file's register body field, and the vector's key holding what goes in it.
+IMPORT_FORMS = {
+    "cards": ("a2a_card", "card"),
+    "toolspecs": ("mcp_toolspec", "toolspec"),
+    "servers": ("mcp_server", "server"),
+}
+IMPORTS = [(file, field, key, v) for file, (field, key) in IMPORT_FORMS.items() for v in vectors(file)]
 
 
-@pytest.mark.parametrize(("file", "field", "vector"), IMPORTS, ids=[f"{f}-{v['name']}" for f, _, v in IMPORTS])
+@pytest.mark.parametrize(
+    ("file", "field", "key", "vector"), IMPORTS, ids=[f"{f}-{v['name']}" for f, _, _, v in IMPORTS]
+)
 async def test_import_vector_against_the_registry(
-    nc: NatsClient, file: str, field: str, vector: dict[str, Any]
+    nc: NatsClient, file: str, field: str, key: str, vector: dict[str, Any]
 ) -> None:
-    body = {field: vector["card" if field == "a2a_card" else "toolspec"], **vector.get("with", {})}
+    body = {field: vector[key], **vector.get("with", {})}
     tenant = body.get("tenant_scope") if isinstance(body.get("tenant_scope"), str) else None
     root = f"registry.tenant.{tenant}" if tenant else "registry"
     found = await send(nc, f"{root}.register.{vector['agent_type']}", body)
