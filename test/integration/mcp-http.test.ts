@@ -48,7 +48,9 @@ beforeAll(async () => {
   const echo = spec("echo", {
     capabilities: [{ name: "text.echo", description: "echoes a text", input_schema: { type: "object", required: ["text"] }, output_schema: {} }],
   });
-  await client.register({ spec: echo as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+  const { revision } = await client.register({ spec: echo as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+  // The MCP front sends no min_revision: its servers start once the registry's view holds echo.
+  await client.get("echo", { minRevision: revision });
   nc.subscribe("agent.tasks.echo", {
     callback: (_e, m) => {
       m.respond(`echo: ${m.json<{ text: string }>().text}`);

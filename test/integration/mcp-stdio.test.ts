@@ -74,6 +74,8 @@ beforeAll(async () => {
   nc.subscribe("agent.tasks.sleeper", { callback: () => undefined });
   await nc.flush();
 
+  // The MCP front sends no min_revision: start it once the registry's view holds every agent above.
+  await client.discover({}, { minRevision: lastRevision });
   mcp = await mcpOverStdio(["--nats", server.url, "--prefix", prefix, "--enable-delegate"]);
 }, 60_000);
 
