@@ -31,7 +31,10 @@ export async function startDiscoveryFleet(): Promise<DiscoveryFleet> {
   const nc = await connect({ servers: server.url });
   const fronts: DiscoveryServer[] = [];
   const client = new RegistryClient(nc, { prefix });
-  const register = (c: RegistryClient, s: Record<string, unknown>) => c.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+  let revision = 0;
+  const register = async (c: RegistryClient, s: Record<string, unknown>) => {
+    revision = Math.max(revision, (await c.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: 3_600_000 })).revision);
+  };
   await register(
     client,
     spec("translator", {
@@ -55,6 +58,8 @@ export async function startDiscoveryFleet(): Promise<DiscoveryFleet> {
     new RegistryClient(nc, { prefix, tenant: "acme" }),
     spec("ledger", { tenant_scope: "acme", description: "keeps the books", capabilities: [capability("finance.ledger", "books ledger entries for translated text invoices", ["finance"])] }),
   );
+  // The discovery front sends no min_revision: its queries see the fleet only once the view holds it.
+  await client.discover({}, { minRevision: revision });
   return {
     nc,
     natsUrl: server.url,

@@ -48,7 +48,10 @@ beforeAll(async () => {
   fleet = await startDiscoveryFleet();
   startedAt = new Date(Date.now() - 60_000).toISOString();
   const client = new RegistryClient(fleet.nc, { prefix: fleet.prefix });
-  const register = (c: RegistryClient, s: Record<string, unknown>) => c.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: 3_600_000 });
+  let revision = 0;
+  const register = async (c: RegistryClient, s: Record<string, unknown>) => {
+    revision = Math.max(revision, (await c.register({ spec: s as AgentSpecInput, heartbeat_interval_ms: 3_600_000 })).revision);
+  };
   for (const type of EXTRA) {
     const extra: Record<string, unknown> = { kind: "mcp_server", description: `${type} tools`, nats_subject: `mcp.tools.${type}` };
     if (type === "billing") Object.assign(extra, { version: "2.0.0", url: "https://mcp.example.com/billing", display_name: "Billing" });
@@ -58,6 +61,8 @@ beforeAll(async () => {
   const serverJson = JSON.parse(readFileSync(new URL("../fixtures/cli/weather.server.json", import.meta.url), "utf8")) as Record<string, unknown>;
   await client.register({ agent_type: FROM_SERVER_JSON, mcp_server: { ...serverJson, name: `io.example.acme/${FROM_SERVER_JSON}` }, heartbeat_interval_ms: 3_600_000 });
   await register(new RegistryClient(fleet.nc, { prefix: fleet.prefix, tenant: "acme" }), spec("books", { kind: "mcp_server", tenant_scope: "acme", nats_subject: "mcp.tools.books" }));
+  // The discovery front sends no min_revision: list the servers only once the view holds them.
+  await client.discover({}, { minRevision: revision });
   base = (await fleet.startFront()).url;
   guardedBase = (await fleet.startFront({ token: TOKEN })).url;
 }, 60_000);
