@@ -114,9 +114,10 @@ describe("the JSON API", () => {
     for (const t of ["ui-alpha", "ui-beta", "ui-gamma"]) {
       await client.register({ spec: spec(t, { description: `${t} translates invoices` }) as any, instance_id: "i1", status: "ready" });
     }
-    await client.register({ spec: spec("ui-alpha", { description: "ui-alpha translates invoices" }) as any, instance_id: "i2", status: "registered" });
-    const listed = await client.list({ limit: 100 });
-    const page = await body(await fetch(`${base}/ui/api/agents`, { headers: auth }));
+    const { revision } = await client.register({ spec: spec("ui-alpha", { description: "ui-alpha translates invoices" }) as any, instance_id: "i2", status: "registered" });
+    // Both read the replica's view once it holds the writes above (the page passes min_revision the same way).
+    const listed = await client.list({ limit: 100 }, { minRevision: revision });
+    const page = await body(await fetch(`${base}/ui/api/agents?min_revision=${revision}`, { headers: auth }));
     expect(page.agents.map((a: any) => a.agent_type)).toEqual(listed.agents.map((a) => a.agent_type));
     const alpha = page.agents.find((a: any) => a.agent_type === "ui-alpha");
     expect(alpha).toMatchObject({ status: "ready", kind: "agent", version: "1.0.0", ready: 1, instances: 2, owner_team: "team-a", tenant_scope: null });
@@ -150,8 +151,8 @@ describe("the JSON API", () => {
 
   it("answers an agent's neighbours in the dependency graph with the registry's graph query", async () => {
     await client.register({ spec: spec("ui-lib") as any, instance_id: "l1", status: "ready" });
-    await client.register({ spec: spec("ui-app", { depends: [{ type: "agent", name: "ui-lib", version: "1.0.0" }] }) as any, instance_id: "a1", status: "ready" });
-    const app = await body(await fetch(`${base}/ui/api/agents/ui-app/graph`, { headers: auth }));
+    const { revision } = await client.register({ spec: spec("ui-app", { depends: [{ type: "agent", name: "ui-lib", version: "1.0.0" }] }) as any, instance_id: "a1", status: "ready" });
+    const app = await body(await fetch(`${base}/ui/api/agents/ui-app/graph?min_revision=${revision}`, { headers: auth }));
     expect(app.dependencies).toEqual([expect.objectContaining({ name: "ui-lib", version: "1.0.0", state: "live" })]);
     expect(app.dependents).toEqual([]);
     const lib = await body(await fetch(`${base}/ui/api/agents/ui-lib/graph`, { headers: auth }));
@@ -161,8 +162,8 @@ describe("the JSON API", () => {
   it("draws from /ui/api/graph: both ways around an agent, the whole fleet, a tenant's view, and refuses bad input", async () => {
     await client.register({ spec: spec("ui-base") as any, instance_id: "b1", status: "ready" });
     await client.register({ spec: spec("ui-mid", { depends: [{ type: "agent", name: "ui-base", version: "1.0.0" }] }) as any, instance_id: "m1", status: "ready" });
-    await client.register({ spec: spec("ui-top", { depends: [{ type: "agent", name: "ui-mid", version: "1.0.0" }, { type: "agent", name: "ui-none", version: "1.0.0" }] }) as any, instance_id: "t1", status: "ready" });
-    const around = await body(await fetch(`${base}/ui/api/graph?agent=ui-mid&depth=1`, { headers: auth }));
+    const { revision } = await client.register({ spec: spec("ui-top", { depends: [{ type: "agent", name: "ui-mid", version: "1.0.0" }, { type: "agent", name: "ui-none", version: "1.0.0" }] }) as any, instance_id: "t1", status: "ready" });
+    const around = await body(await fetch(`${base}/ui/api/graph?agent=ui-mid&depth=1&min_revision=${revision}`, { headers: auth }));
     expect(around.root).toBe("ui-mid");
     expect(around.nodes.map((n: any) => n.name).sort()).toEqual(["ui-base", "ui-mid", "ui-top"]);
     expect(around.edges).toEqual(expect.arrayContaining([{ from: "agent:ui-top@1.0.0", to: "agent:ui-mid@1.0.0", capability: null }, { from: "agent:ui-mid@1.0.0", to: "agent:ui-base@1.0.0", capability: null }]));
