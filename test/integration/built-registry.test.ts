@@ -54,7 +54,8 @@ it("built with tsc and run as the agent-registry command, compiles capability sc
     const refused = await client.request("register.refused", { spec: spec("refused", { capabilities: [{ name: "refused.run", description: "", input_schema: bad, output_schema: {} }] }) }, 30_000);
     expect(refused.body.error?.issues?.[0]?.path).toBe("capabilities.0.input_schema.properties.q.pattern");
     expect(metricValue(await proc.metrics(), "agent_registry_schema_workers_lost_total")).toBe(0);
-    const valid = await client.request("check", { capability: "built.run", payload: { q: "aaab" } }, 30_000);
+    // Read your writes: the check finds the capability once the view holds the registration.
+    const valid = await client.request("check", { capability: "built.run", payload: { q: "aaab" }, min_revision: ok.body.revision }, 30_000);
     expect(valid.body).toMatchObject({ valid: true, agent_type: "built" });
     const invalid = await client.request("check", { capability: "built.run", payload: { q: "aaa" } }, 30_000);
     expect(invalid.body).toMatchObject({ valid: false, errors: [{ path: "payload.q" }] });

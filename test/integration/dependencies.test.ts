@@ -63,8 +63,9 @@ it("accepts dependencies that are not live yet, warning of each, and refuses a c
 
 it("answers the graph both ways with each node's state, tenant-scoped", async () => {
   await register("dep-cache");
-  await register("dep-tools", { kind: "mcp_server", capabilities: [{ name: "dep.fetch", description: "fetches", input_schema: {}, output_schema: {} }] });
-  const down = await sdk.graph({ agent_type: "dep-api" });
+  const tools = await register("dep-tools", { kind: "mcp_server", capabilities: [{ name: "dep.fetch", description: "fetches", input_schema: {}, output_schema: {} }] });
+  // Read your writes: every node is live once the view holds the two registrations above.
+  const down = await sdk.graph({ agent_type: "dep-api" }, { minRevision: tools.body.revision });
   expect(down.nodes.map((n) => [n.id, n.state])).toEqual([
     ["agent:dep-api@1.0.0", "live"],
     ["agent:dep-db@1.0.0", "live"],
@@ -80,8 +81,8 @@ it("answers the graph both ways with each node's state, tenant-scoped", async ()
 
   // A tenant's agent is missing to shared agents and unknown to the shared view.
   await register("dep-secret", { tenant_scope: "acme" });
-  await register("dep-report", { depends: [agent("dep-secret")] });
-  expect((await sdk.graph({ agent_type: "dep-report" })).problems).toMatchObject([{ code: "missing", path: "dep-report.depends.0" }]);
+  const report = await register("dep-report", { depends: [agent("dep-secret")] });
+  expect((await sdk.graph({ agent_type: "dep-report" }, { minRevision: report.body.revision })).problems).toMatchObject([{ code: "missing", path: "dep-report.depends.0" }]);
   await expect(sdk.graph({ agent_type: "dep-secret" })).rejects.toBeInstanceOf(NotFoundError);
   const tenantView = new RegistryClient(nc, { prefix: configOf(reg).prefix, tenant: "acme" });
   expect((await tenantView.graph({ agent_type: "dep-secret", direction: "dependents" })).nodes.map((n) => n.id)).toEqual(["agent:dep-secret@1.0.0"]);

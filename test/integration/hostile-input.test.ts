@@ -64,8 +64,12 @@ it("every endpoint answers hostile input with the structured error and changes n
   try {
     const jsm = await jetstreamManager(c.nc);
     const lastRevision = async () => (await jsm.streams.info(`KV_${BUCKET}`)).state.last_seq;
-    expect((await c.request("register.seed-a", { spec: spec("seed-a"), instance_id: "a1" })).ok).toBe(true);
-    expect((await c.request("tenant.acme.register.seed-b", { spec: spec("seed-b", { tenant_scope: "acme" }), instance_id: "b1" })).ok).toBe(true);
+    const seedA = await c.request("register.seed-a", { spec: spec("seed-a"), instance_id: "a1" });
+    expect(seedA.ok).toBe(true);
+    const seedB = await c.request("tenant.acme.register.seed-b", { spec: spec("seed-b", { tenant_scope: "acme" }), instance_id: "b1" });
+    expect(seedB.ok).toBe(true);
+    // Read your writes: the snapshot below is taken once the replica's view holds both seeds.
+    expect((await c.request("get", { agent_type: "seed-a", min_revision: Math.max(seedA.body.revision, seedB.body.revision) })).ok).toBe(true);
     const snapshot = async () => {
       const seeds = (r: { body: { agents: Array<{ agent_type: string }> } }) => r.body.agents.filter((a) => a.agent_type.startsWith("seed"));
       return {

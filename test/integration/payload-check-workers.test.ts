@@ -57,6 +57,7 @@ beforeAll(async () => {
   prefix = configOf(registry).prefix;
   raw = await RawClient.connect(server.url, prefix);
   bystander = await RawClient.connect(server.url, prefix);
+  let revision = 0;
   for (const [agentType, input] of [["costly", COSTLY], ["steady", { type: "object" }]] as const) {
     const r = await raw.request(`register.${agentType}`, {
       spec: spec(agentType, { capabilities: [{ name: `${agentType}.run`, description: `runs ${agentType}`, input_schema: input, output_schema: {} }] }),
@@ -64,8 +65,10 @@ beforeAll(async () => {
       heartbeat_interval_ms: 3_600_000,
     });
     expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    revision = r.body.revision;
   }
-  await bystander.request("lookup", { capability: "steady.run", min_revision: 1 });
+  // Read your writes: the checks below find both capabilities (a min_revision of 1 waited for nothing).
+  await bystander.request("lookup", { capability: "steady.run", min_revision: revision });
   // A worker loaded before the measures (from source it takes a while): the attack pays replacements only.
   const warm = await raw.request("check", { capability: "costly.run", payload: { text: "x" } }, 30_000);
   expect(warm.body).toMatchObject({ valid: false });

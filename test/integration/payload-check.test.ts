@@ -100,7 +100,8 @@ describe("check: a payload against a capability's schema", () => {
   it("is not_found for an unknown agent type, one without the capability, or a capability nobody provides", async () => {
     await expect(sdk.check({ capability: "invoice.total", agent_type: "pc-nobody", payload: {} })).rejects.toBeInstanceOf(NotFoundError);
     await register("pc-other", {});
-    await expect(sdk.check({ capability: "invoice.total", agent_type: "pc-other", payload: {} })).rejects.toThrow(/does not provide capability invoice\.total/);
+    // Read your writes: pc-other is known to the view, so the answer is about its capability.
+    await expect(sdk.check({ capability: "invoice.total", agent_type: "pc-other", payload: {} }, { minRevision: revision })).rejects.toThrow(/does not provide capability invoice\.total/);
     await expect(sdk.check({ capability: "nobody.does.this", payload: {} })).rejects.toBeInstanceOf(NotFoundError);
   });
 

@@ -30,8 +30,9 @@ beforeAll(async () => {
   // Globex's output schema is a named one: `schema` names its users only to who can see them.
   await c.request("schema.put.GlobexItems", { version: "1.0.0", schema: { type: "array" } });
   await c.request("tenant.globex.register.globex-search", { spec: spec("globex-search", { tenant_scope: "globex", capabilities: [{ name: "product.search", description: "Globex catalogue search", input_schema: {}, output_schema: { $ref: "#GlobexItems:1.0.0" }, tags: ["commerce", "search"] }] }) });
-  const last = await c.request("register.busy-bee", { spec: spec("busy-bee", { max_concurrent_tasks: 1, capabilities: [{ name: "text.summarize", description: "summaries, one at a time", input_schema: {}, output_schema: {} }] }), instance_id: "b1" });
-  await c.request("heartbeat.busy-bee.b1", { active_tasks: 1 });
+  await c.request("register.busy-bee", { spec: spec("busy-bee", { max_concurrent_tasks: 1, capabilities: [{ name: "text.summarize", description: "summaries, one at a time", input_schema: {}, output_schema: {} }] }), instance_id: "b1" });
+  // The last write is the heartbeat: discover's "busy" below needs the view to hold its active_tasks.
+  const last = await c.request("heartbeat.busy-bee.b1", { active_tasks: 1 });
   await c.request("get", { agent_type: "busy-bee", min_revision: last.body.revision });
 });
 afterAll(async () => {

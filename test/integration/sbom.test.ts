@@ -178,11 +178,14 @@ describe("refusals and the CLI", () => {
     const smallReg = await startRegistry(small.url);
     const c = await RawClient.connect(small.url, configOf(smallReg).prefix);
     try {
+      let revision = 0;
       for (let i = 0; i < 12; i++) {
         const r = await c.request(`register.big-${i}`, { spec: spec(`big-${i}`, { description: "x".repeat(200) }) });
         expect(r.ok, JSON.stringify(r.body)).toBe(true);
+        revision = r.body.revision;
       }
-      const refused = await c.request("sbom", {});
+      // Read your writes: the fleet's document is refused once the view holds all twelve.
+      const refused = await c.request("sbom", { min_revision: revision });
       expect(refused.body.error).toMatchObject({ code: "limit_exceeded" });
       expect(refused.body.error.message).toContain("ask for one agent_type's");
       await expect(new RegistryClient(c.nc, { prefix: configOf(smallReg).prefix }).sbom()).rejects.toBeInstanceOf(LimitExceededError);
@@ -190,7 +193,7 @@ describe("refusals and the CLI", () => {
       // One agent's closure is never cut either (it has no depth bound): too large is refused, saying what helps.
       const all = await c.request("register.big-all", { spec: spec("big-all", { depends: Array.from({ length: 12 }, (_, i) => agent(`big-${i}`)) }) });
       expect(all.ok, JSON.stringify(all.body)).toBe(true);
-      const one = await c.request("sbom", { agent_type: "big-all" });
+      const one = await c.request("sbom", { agent_type: "big-all", min_revision: all.body.revision });
       expect(one.body.error).toMatchObject({ code: "limit_exceeded" });
       expect(one.body.error.message).toContain("raise the server's max_payload");
     } finally {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/context.js";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { ConflictError, InvalidRequestError, LimitExceededError, NotFoundError, RegistryClient, UnavailableError, connect } from "../../src/client/index.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
@@ -29,6 +30,11 @@ const CUSTOMER = { type: "object", properties: { name: { type: "string" }, addre
 
 async function register(agentType: string, overrides: Record<string, unknown>) {
   return raw.request(`register.${agentType}`, { spec: spec(agentType, overrides), heartbeat_interval_ms: 3_600_000 });
+}
+
+/** The bucket's revision now: a view that applied it holds every write answered before. */
+async function storeRevision(): Promise<number> {
+  return (await (await jetstreamManager(nc)).streams.info(`KV_${configOf(reg).bucket}`)).state.last_seq;
 }
 
 async function unresolvedRefs(): Promise<number> {
@@ -99,11 +105,13 @@ describe("schema put", () => {
 
 describe("schemas and schema queries", () => {
   it("lists every version by name then version in semver order, paged by limit, and of one name", async () => {
-    for (let i = 0; i < 12; i++) await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } });
+    let revision = 0;
+    for (let i = 0; i < 12; i++) revision = (await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } })).revision;
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await sdk.schemas({ limit: 7, ...(cursor ? { cursor } : {}) });
+      // Read your writes: every page from a view that holds the twelve versions just put.
+      const page = await sdk.schemas({ limit: 7, ...(cursor ? { cursor } : {}) }, { minRevision: revision });
       expect(page.schemas.length).toBeLessThanOrEqual(7);
       seen.push(...page.schemas.map((s) => `${s.name}:${s.version}`));
       cursor = page.next_cursor ?? undefined;
@@ -252,7 +260,9 @@ describe("agent-registry schema put|list|get", () => {
 // Last: it fills the registry up to its limit of schema versions.
 describe("the schema count limit", () => {
   it("refuses a new version past REGISTRY_MAX_SCHEMAS with limit_exceeded, and still answers puts of stored ones", async () => {
-    const { schemas } = await sdk.schemasAll();
+    // The count of the store as it is now (the view may not hold the last puts of the tests before): else the
+    // loop below would start too low and go past the limit before its last put.
+    const { schemas } = await sdk.schemasAll({}, { minRevision: await storeRevision() });
     for (let i = schemas.length; i < 40; i++) await sdk.putSchema("Filler", { version: `1.0.${i}`, schema: { type: "integer", minimum: i } });
     await expect(sdk.putSchema("Filler", { version: "9.9.9", schema: {} })).rejects.toBeInstanceOf(LimitExceededError);
     expect(await sdk.putSchema("Address", { version: "1.0.0", schema: ADDRESS, description: "a postal address" })).toMatchObject({ created: false });

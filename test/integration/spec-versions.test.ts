@@ -171,7 +171,9 @@ describe("the SDK and the CLI", () => {
     const replaced = await cliRegister([path, "--replace"]);
     expect(replaced.code, replaced.stderr).toBe(ExitCode.Ok);
     expect(replaced.stdout).toMatch(/^registered imm-cli 1\.0\.0 as instance /);
-    expect((await c.request("get", { agent_type: "imm-cli" })).body.agent.description).toBe("edited in the file");
+    // Read your writes: the registration's revision, from the line the CLI printed.
+    const revision = Number(/, revision (\d+)/.exec(replaced.stdout)![1]);
+    expect((await c.request("get", { agent_type: "imm-cli", min_revision: revision })).body.agent.description).toBe("edited in the file");
   });
 });
 

@@ -22,6 +22,7 @@ import {
 } from "../../src/client/index.js";
 import { subjects } from "../../src/protocol/subjects.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { waitFor } from "../harness/wait.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 const S = subjects("registry");
@@ -105,7 +106,8 @@ describe.skipIf(findNatsServerBinary() === null)("tenant binding under deploy/na
     const beat = await acmeNc.request(reply.heartbeat_subject, JSON.stringify({ status: "draining" }), { timeout: 5_000 });
     expect(beat.json()).toMatchObject({ status: "draining" });
 
-    const { agent } = await acmeView.get("acme-invoices", { minRevision: reply.revision });
+    // The heartbeat's revision, not the registration's: the status below is the heartbeat's write.
+    const { agent } = await acmeView.get("acme-invoices", { minRevision: beat.json<{ revision: number }>().revision });
     expect(agent.tenant_scope).toBe("acme");
     expect(agent.instances.find((i) => i.instance_id === "inv-1")?.status).toBe("draining");
     await expect(shared.get("acme-invoices")).rejects.toBeInstanceOf(NotFoundError);
@@ -121,8 +123,10 @@ describe.skipIf(findNatsServerBinary() === null)("tenant binding under deploy/na
       handle.on("heartbeat_failed", (e) => failures.push(e.error));
       await handle.setStatus("draining");
       expect(failures).toEqual([]);
-      const seen = await acmeView.get("acme-invoices");
-      expect(seen.agent.instances.find((i) => i.instance_id === "inv-2")?.status).toBe("draining");
+      // The handle does not say the heartbeat's revision: wait for the view to show it.
+      await waitFor(async () => (await acmeView.get("acme-invoices")).agent.instances.find((i) => i.instance_id === "inv-2")?.status === "draining", {
+        message: "inv-2 draining in acme's view after setStatus",
+      });
     } finally {
       await handle.close();
     }
