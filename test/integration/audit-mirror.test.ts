@@ -5,8 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RegistryClient } from "../../src/client/registry-client.js";
+import { LEASE_KEY } from "../../src/domain/model/records.js";
 import { mirroredRows, startAudit, type TestAudit } from "../harness/audit.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { sql, type TestDatabase } from "../harness/postgres.js";
@@ -45,12 +47,27 @@ async function audit(env: Record<string, string> = {}): Promise<TestAudit> {
   return a;
 }
 
+/**
+ * Resolves once every event derived from the writes answered so far is in the stream: a write's
+ * reply comes before its events are published, and the evictor's lease says how far they are
+ * (`published_through`, renewed every third of the lease), so the store's revision now is the mark to wait for.
+ */
+async function eventsStored(): Promise<void> {
+  const bucket = configOf(reg).bucket;
+  const target = (await (await jetstreamManager(c.nc)).streams.info(`KV_${bucket}`)).state.last_seq;
+  const kv = await new Kvm(c.nc).open(bucket);
+  await waitFor(async () => ((await kv.get(LEASE_KEY))?.json<{ published_through?: number }>().published_through ?? -1) >= target, {
+    message: `every event derived through revision ${target} stored`,
+  });
+}
+
 async function streamLastSeq(): Promise<number> {
   return (await (await jetstreamManager(c.nc)).streams.info(stream)).state.last_seq;
 }
 
 /** Waits until the database holds the stream up to its last sequence, then compares them one to one. */
 async function expectMirrored(): Promise<void> {
+  await eventsStored();
   const last = await streamLastSeq();
   try {
     await waitFor(async () => (await sql(db.url, "SELECT seq FROM audit_position"))[0]?.seq == last, { timeoutMs: 20_000, message: `mirrored through ${last}` });
@@ -230,6 +247,8 @@ it("reports a gap when events left the stream before they were mirrored", async 
   await running.shift()!.stop();
   await register("aud-h");
   await register("aud-i");
+  // Their events stored before the purge, so they are what the gap is made of.
+  await eventsStored();
   const before = (await sql(db.url, "SELECT seq FROM audit_position"))[0].seq;
   await (await jetstreamManager(c.nc)).streams.purge(stream);
   await register("aud-j");

@@ -32,8 +32,11 @@ describe.each(["store", "memory"] as const)("eviction, liveness %s", (liveness) 
       } finally {
         clearInterval(beat);
       }
-      const events = await readStoredEvents(c.nc, configOf(reg).eventsStream);
-      const evicted = events.filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-silent");
+      // The view shows the eviction before the event derived from it is stored: wait for that.
+      const evictedEvents = async () =>
+        (await readStoredEvents(c.nc, configOf(reg).eventsStream)).filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-silent");
+      await waitFor(async () => (await evictedEvents()).length > 0, { message: "the eviction's deregistered event stored" });
+      const evicted = await evictedEvents();
       expect(evicted).toHaveLength(1);
       expect(evicted[0]!.event.data).toMatchObject({ instance_id: "s1", reason: "evicted", agent_removed: true });
       // From the heartbeat the registry stamped (the event carries it): the registered event's
@@ -76,8 +79,11 @@ describe.each(["store", "memory"] as const)("eviction, liveness %s", (liveness) 
       } finally {
         clearInterval(beat);
       }
-      const events = await readStoredEvents(c.nc, config.eventsStream);
-      const evictions = events.filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-pair");
+      // The views show the evictions before the events derived from them are stored: wait for all of them.
+      const storedEvictions = async () =>
+        (await readStoredEvents(c.nc, config.eventsStream)).filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "ev-pair");
+      await waitFor(async () => (await storedEvictions()).length >= n / 2, { message: `${n / 2} eviction events stored` });
+      const evictions = await storedEvictions();
       expect(evictions.map((e) => e.event.data.instance_id).sort()).toEqual(Array.from({ length: n / 2 }, (_, i) => `i${i + n / 2}`).sort());
       const total = async (r: TestRegistry) => (await r.metrics.evictions.get()).values.reduce((s, v) => s + v.value, 0);
       expect((await total(a)) + (await total(b))).toBe(n / 2);

@@ -211,7 +211,12 @@ describe("watchEvents against the registry", () => {
 
   it("replays from a sequence number, then follows live events", async () => {
     const handle = await registerAgent(agentNc, agentSpec("watched"), { prefix, heartbeatIntervalMs: 100 });
-    await waitFor(async () => (await stored("watched", "registry.agent.registered")).length === 1, { message: "registered event stored" });
+    // Both events of the registration stored (the capability's after the agent's), so the live
+    // event below is the status change and not a late capability.changed of the registration.
+    await waitFor(async () => {
+      const events = await readStoredEvents(nc, stream);
+      return events.some((e) => e.event.type === "registry.agent.registered" && e.event.data.agent_type === "watched") && events.some((e) => e.event.type === "registry.capability.changed" && e.event.subject === "watched.run");
+    }, { message: "the registration's events stored" });
     const all = await readStoredEvents(nc, stream);
     const from = all.find((e) => e.event.type === "registry.agent.registered" && e.event.data.agent_type === "watched")!.seq;
 
