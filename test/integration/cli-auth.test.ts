@@ -41,6 +41,13 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
     agentNc = await connect({ servers: server.url, user: "agent-code-reviewer", pass: password("agent-code-reviewer"), inboxPrefix: "_INBOX_code-reviewer" });
     const reviewer = spec("code-reviewer", { nats_subject: "agent.tasks.code-reviewer" }) as AgentSpecInput;
     agent = await registerAgent(agentNc, reviewer, { heartbeatIntervalMs: 1000 });
+    // The CLI sends no min_revision: the operators' commands below run once the registry's view holds the agent.
+    const operator = await connect({ servers: server.url, user: "operator", pass: password("operator"), inboxPrefix: "_INBOX_operator" });
+    try {
+      await new RegistryClient(operator).get("code-reviewer", { minRevision: agent.registration.revision });
+    } finally {
+      await operator.close();
+    }
   }, 180_000);
 
   afterAll(async () => {

@@ -56,6 +56,9 @@ describe("register and export against a running registry", () => {
     body = spawnCli(["register", BODY, "--interval", "200"], env);
     server = spawnCli(["register", SERVER_JSON, "--owner-team", "acme", "--interval", "200"], env);
     for (const p of [card, tools, body, server]) await p.waitForLine(/press Ctrl-C/);
+    // The CLI's queries send no min_revision: they run once the registry's view holds all four registrations.
+    const revisions = [card, tools, body, server].map((p) => Number(/, revision (\d+)/.exec(p.lines().find((l) => l.startsWith("registered "))!)![1]));
+    await new RegistryClient(nc, { prefix: env["REGISTRY_PREFIX"] }).discover({}, { minRevision: Math.max(...revisions) });
   });
 
   afterAll(async () => {

@@ -68,7 +68,10 @@ describe("against a running registry", () => {
       runtime: "acp-container",
       capabilities: [{ name: "text.translate", description: "translates text", input_schema: {}, output_schema: {}, tags: ["french"] }],
     }) as AgentSpecInput;
-    await new RegistryClient(nc, { prefix: env["REGISTRY_PREFIX"] }).register({ spec: translator, heartbeat_interval_ms: 600_000 });
+    const client = new RegistryClient(nc, { prefix: env["REGISTRY_PREFIX"] });
+    const { revision } = await client.register({ spec: translator, heartbeat_interval_ms: 600_000 });
+    // The CLI's queries send no min_revision: they run once the registry's view holds both agents.
+    await client.get("translator", { minRevision: revision });
   });
 
   afterAll(async () => {

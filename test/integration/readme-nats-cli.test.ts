@@ -74,6 +74,17 @@ function run(command: ShellCommand): Promise<{ code: number; stdout: string; std
   });
 }
 
+/** Resolves once the registry's view has applied `revision` (a query with it as min_revision). */
+async function viewHolds(revision: number): Promise<void> {
+  const raw = await RawClient.connect(server.url, configOf(registry).prefix);
+  try {
+    const r = await raw.request("list", { limit: 1, min_revision: revision });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+  } finally {
+    await raw.close();
+  }
+}
+
 describe("the README's nats CLI examples", () => {
   it("has the examples this test runs", () => {
     expect(natsCommands.map((c) => c.words.slice(0, 3).join(" "))).toEqual(["nats req registry.register.greeter", "nats req registry.lookup"]);
@@ -89,6 +100,10 @@ describe("the README's nats CLI examples", () => {
       expect(r.reply, where).toBeTypeOf("object");
       expect(r.reply, where).not.toHaveProperty("error");
       answers.push(r.reply as Record<string, any>);
+      // A reader types the next command long after this reply; the CLI is faster, and the README's
+      // lookup sends no min_revision: go on once the registry's view holds what this command wrote.
+      const revision = (r.reply as { revision?: unknown }).revision;
+      if (typeof revision === "number") await viewHolds(revision);
     }
     const [registered, lookup] = answers;
     expect(registered).toMatchObject({ agent_type: "greeter", heartbeat_subject: expect.stringMatching(/^registry\.heartbeat\.greeter\./) });
