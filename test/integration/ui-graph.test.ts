@@ -44,7 +44,10 @@ beforeAll(async () => {
   await client.register({ spec: spec("gr-web", { depends: [dep("gr-api"), dep("gr-old")] }) as any, instance_id: "web1", ...ready });
   await client.deregister("gr-old", "o1");
   const acme = new RegistryClient(nc, { prefix: configOf(reg).prefix, tenant: "acme" });
-  await acme.register({ spec: spec("gr-acme", { depends: [dep("gr-db")] }) as any, instance_id: "t1", ...ready });
+  const last = await acme.register({ spec: spec("gr-acme", { depends: [dep("gr-db")] }) as any, instance_id: "t1", ...ready });
+  // The page's first graph is read without min_revision and only later events redraw it: open it
+  // once the registry's view holds every write above (gr-old's deregistration among them).
+  await client.get("gr-web", { minRevision: last.revision });
   page = await browser.context.newPage();
 });
 afterAll(async () => {

@@ -132,7 +132,10 @@ it("shows an agent: facts, capabilities with their schemas, instances counting d
     status: "ready",
     heartbeat_interval_ms: 2000,
   });
-  await client.register({ spec: spec("pg-user", { depends: [{ type: "agent", name: "pg-delta", version: "1.0.0" }] }) as any, instance_id: "u1", status: "ready", heartbeat_interval_ms: LONG });
+  const user = await client.register({ spec: spec("pg-user", { depends: [{ type: "agent", name: "pg-delta", version: "1.0.0" }] }) as any, instance_id: "u1", status: "ready", heartbeat_interval_ms: LONG });
+  // The page's stream is pg-delta's events only: pg-user's registration never makes it read the graph
+  // again, so it opens once the registry's view holds pg-user.
+  await client.get("pg-user", { minRevision: user.revision });
   await page.goto(`${base}/ui/#/agent/pg-delta`);
   await until("#instances h3", (t) => t === "Instances (1)", "the agent view shows its instance");
   await until('tr[data-instance="d1"] td[data-col="deadline"]', (t) => t?.startsWith("in ") ?? false, "a countdown to the eviction deadline");
