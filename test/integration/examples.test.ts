@@ -50,6 +50,14 @@ it("the coordinator finds the agent through the registry and prints its answer",
 
   await waitFor(() => /serving text\.summarize on agents\.summarizer\.tasks/.test(out), { timeoutMs: 20_000, message: `the agent serving: ${out}` });
   expect(out).toMatch(/registered as example-1, heartbeat every 30000 ms/);
+  // The coordinator's lookup sends no min_revision: it runs once the registry's view holds the agent.
+  const watcher = await connect({ servers: server.url });
+  try {
+    const registry = new RegistryClient(watcher, { prefix: PREFIX });
+    await waitFor(async () => (await registry.lookup("text.summarize")).providers.length === 1, { message: "summarizer in the registry's view" });
+  } finally {
+    await watcher.close();
+  }
 
   const text = "NATS carries the messages. The registry tracks the agents. Coordinators look them up. Nobody reads this one.";
   const r = await coordinator(text);
@@ -64,7 +72,10 @@ it("the coordinator finds the agent through the registry and prints its answer",
   expect(out).toMatch(/deregistered/);
   const nc = await connect({ servers: server.url });
   try {
-    const { agent: view } = await new RegistryClient(nc, { prefix: PREFIX }).get("summarizer");
+    // The agent deregistered before it exited; the registry's view shows it a moment later.
+    const client = new RegistryClient(nc, { prefix: PREFIX });
+    await waitFor(async () => (await client.get("summarizer")).agent.status === "deregistered", { message: "summarizer deregistered in the registry's view" });
+    const { agent: view } = await client.get("summarizer");
     expect(view).toMatchObject({ status: "deregistered", instances: [] });
   } finally {
     await nc.close();

@@ -44,6 +44,8 @@ it("parked min_revision queries are bounded, answered, and stall no one; invalid
   try {
     const registered = await c.request("register.seed", { spec: spec("seed"), instance_id: "s1" });
     expect(registered.ok).toBe(true);
+    // Read your writes: the bystander's lookups below send no min_revision and count a missing seed as a failure.
+    expect((await c.request("get", { agent_type: "seed", min_revision: registered.body.revision })).ok).toBe(true);
 
     for (const [op, body] of INVALID) {
       const m = await c.nc.request(`${PREFIX}.${op}`, JSON.stringify({ min_revision: FAR, ...body }), { timeout: 1_000 });

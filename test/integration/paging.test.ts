@@ -235,6 +235,7 @@ describe("a server with a 64 KiB max_payload", () => {
     const c = await RawClient.connect(small.url, configOf(smallReg).prefix);
     try {
       expect(c.nc.info!.max_payload).toBe(65536);
+      let revision = 0;
       for (let t = 0; t < 40; t++) {
         const type = `small-${String(t).padStart(2, "0")}`;
         const capabilities = Array.from({ length: 5 }, (_, i) => ({ name: `${type}.op-${i}`, description: "d", input_schema: schemaFor(i), output_schema: {} }));
@@ -242,12 +243,14 @@ describe("a server with a 64 KiB max_payload", () => {
         capabilities.push({ name: "shared.op", description: "x".repeat(1500), input_schema: schemaFor(t), output_schema: {} });
         const r = await c.request(`register.${type}`, { spec: spec(type, { capabilities }) });
         expect(r.ok, JSON.stringify(r.body)).toBe(true);
+        revision = r.body.revision;
       }
       const names: string[] = [];
       const sizes: number[] = [];
       let cursor: string | undefined;
       do {
-        const r = await c.request("capabilities", cursor === undefined ? {} : { cursor });
+        // Read your writes: every page from a view that holds the 40 registrations.
+        const r = await c.request("capabilities", cursor === undefined ? { min_revision: revision } : { cursor, min_revision: revision });
         expect(r.ok).toBe(true);
         sizes.push(r.msg.data.length);
         names.push(...r.body.capabilities.map((x: any) => x.name));

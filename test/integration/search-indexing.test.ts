@@ -92,10 +92,15 @@ it("the first search after 300 verbose registrations answers while other lookups
   const probe = await RawClient.connect(server.url, PREFIX);
   try {
     expect((await c.request("register.seed", { spec: spec("seed"), instance_id: "s1" })).ok).toBe(true);
+    let registered = 0;
     for (let t = 0; t < 300; t += 10) {
       const batch = await Promise.all(Array.from({ length: 10 }, (_, k) => c.request(`register.verbose-${t + k}`, { spec: verboseSpec(t + k), instance_id: "v1" }, 30_000)));
       for (const r of batch) expect(r.ok, JSON.stringify(r.body).slice(0, 300)).toBe(true);
+      registered = Math.max(registered, ...batch.map((r) => r.body.revision as number));
     }
+    // The search sends no min_revision (it is the index build that is measured): it starts once the
+    // view holds every registration, through a lookup that waits for them and builds no index.
+    expect((await c.request("lookup", { capability: "seed.run", min_revision: registered }, 30_000)).ok).toBe(true);
     const { search, during, failures, figures } = await firstSearchDuringLookups(proc, c, probe, "needle123");
     console.log(`300 verbose specs: ${figures}`);
     expect(search.ok).toBe(true);
@@ -137,7 +142,10 @@ it("the first search at 10,000 agent types answers while other lookups go on", {
   }
   const proc = await spawnRegistry("search-2", { NATS_URL: server.url, REGISTRY_PREFIX: PREFIX, REGISTRY_BUCKET: bucket, REGISTRY_EVENTS_STREAM: "SI2_EVENTS", REGISTRY_MAX_HEARTBEAT_INTERVAL_MS: "3600000", LOG_LEVEL: "warn" });
   try {
-    expect((await c.request("register.seed", { spec: spec("seed"), instance_id: "s1" })).ok).toBe(true);
+    const seed = await c.request("register.seed", { spec: spec("seed"), instance_id: "s1" });
+    expect(seed.ok).toBe(true);
+    // The bystander's lookups send no min_revision and count a missing seed as a failure.
+    expect((await c.request("get", { agent_type: "seed", min_revision: seed.body.revision }, 30_000)).ok).toBe(true);
     const { search, during, failures, figures } = await firstSearchDuringLookups(proc, c, probe, "fleet agent 4242");
     console.log(`10,000 agent types: ${figures}`);
     expect(search.ok).toBe(true);

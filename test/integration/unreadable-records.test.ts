@@ -93,7 +93,9 @@ it("records the registry cannot read are skipped and counted, lookups go on, and
     await register("seed-b", { tenant_scope: "acme" });
     // Victims: registered agent types whose records the property garbles.
     await register("victim-a");
-    await register("victim-b");
+    const registered = await register("victim-b");
+    // Read your writes: the lookups below send no min_revision and count a missing seed as a failure.
+    expect((await c.request("get", { agent_type: "victim-b", min_revision: registered })).ok).toBe(true);
     const kv = await new Kvm(c.nc).open(BUCKET);
     const rssBefore = metricValue(await proc.metrics(), "process_resident_memory_bytes") / 2 ** 20;
 
