@@ -15,7 +15,12 @@ from .conftest import make_spec
 
 
 def report(event: AgentEvent) -> None:
-    line = {"type": event.type, "reason": event.reason, "instance_id": event.reply.instance_id if event.reply else None}
+    line = {
+        "type": event.type,
+        "reason": event.reason,
+        "instance_id": event.reply.instance_id if event.reply else None,
+        "revision": event.reply.revision if event.reply else None,
+    }
     print(json.dumps(line), flush=True)
 
 

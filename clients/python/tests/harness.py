@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -17,6 +18,8 @@ import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
+
+from agent_registry import Agent, RegistryClient
 
 T = TypeVar("T")
 
@@ -45,6 +48,24 @@ def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> N
         if time.monotonic() > deadline:
             raise TimeoutError(f"gave up waiting for {what} after {timeout:g} s")
         time.sleep(0.05)
+
+
+async def in_view(client: RegistryClient, agent: Agent) -> None:
+    """Returns once the registry's view holds the agent's registration.
+
+    ``call()`` and the queries a test makes next send no ``min_revision``: a view a moment behind
+    the register reply would answer no_route or not_found.
+    """
+    await client.get(agent.agent_type, min_revision=agent.registration.revision)
+
+
+async def deregistered_in_view(client: RegistryClient, agent_type: str) -> None:
+    """Waits for the view to show ``agent_type`` deregistered (the deregister reply's revision is not at hand)."""
+
+    async def gone() -> bool:
+        return (await client.get(agent_type)).agent.status == "deregistered"
+
+    await eventually(gone, f"{agent_type} deregistered in the registry's view")
 
 
 async def eventually(check: Callable[[], Awaitable[T | None]], what: str, timeout: float = 20.0) -> T:
@@ -85,13 +106,26 @@ def _stop(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM) -> No
     _RUNNING.discard(proc)
 
 
+def _listening_port(ports_dir: Path, pid: int) -> int | None:
+    """The client port a nats-server wrote to its ports file (``<name>_<pid>.ports``), once it is complete."""
+    for f in ports_dir.glob(f"*_{pid}.ports"):
+        try:
+            url = json.loads(f.read_text())["nats"][0]
+            return int(url.rsplit(":", 1)[1])
+        except (OSError, ValueError, KeyError, IndexError):
+            return None
+    return None
+
+
 class NatsServer:
     """nats-server with JetStream in a temp store; ``restart()`` keeps its port and store."""
 
     def __init__(self, binary: str | None = None) -> None:
         self.binary = binary or os.environ.get("NATS_SERVER_BIN") or shutil.which("nats-server") or "nats-server"
         self.dir = Path(tempfile.mkdtemp(prefix="ar-py-nats-"))
-        self.port = free_port()
+        # Chosen by nats-server itself on the first start, then kept for restarts: a port asked of
+        # the kernel here and bound by nats-server later could be taken by another process meanwhile.
+        self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -99,17 +133,35 @@ class NatsServer:
         return f"nats://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        args = [self.binary, "-js", "-sd", str(self.dir / "js"), "-a", "127.0.0.1", "-p", str(self.port)]
+        ports = self.dir / "ports"
+        ports.mkdir(exist_ok=True)
+        port = str(self.port) if self.port else "-1"
+        args = [
+            self.binary,
+            "-js",
+            "-sd",
+            str(self.dir / "js"),
+            "-a",
+            "127.0.0.1",
+            "-p",
+            port,
+            "--ports_file_dir",
+            str(ports),
+        ]
         self.proc = _spawn(args, self.dir / "nats.log")
 
         def up() -> bool:
             assert self.proc is not None
             if self.proc.poll() is not None:
                 raise RuntimeError(f"nats-server exited: {(self.dir / 'nats.log').read_text()[-2000:]}")
+            if not self.port:
+                self.port = _listening_port(ports, self.proc.pid) or 0
+                if not self.port:
+                    return False
             with socket.socket() as s:
                 return s.connect_ex(("127.0.0.1", self.port)) == 0
 
-        wait_until(up, f"nats-server on {self.port}")
+        wait_until(up, "nats-server listening")
 
     def stop(self) -> None:
         _stop(self.proc)

@@ -23,7 +23,7 @@ from agent_registry import (
 )
 
 from .conftest import make_spec, unique
-from .harness import eventually
+from .harness import deregistered_in_view, eventually, in_view
 
 
 class Question(BaseModel):
@@ -47,6 +47,7 @@ async def test_an_agent_serves_tasks_that_call_sends_and_leaves_on_exit(nc: Nats
     async with agent:
         assert agent.registration.heartbeat_interval_ms == 200
         assert [e.type for e in events] == ["registered"]
+        await in_view(client, agent)
         result = await client.call("text.echo", {"text": "hi"}, agent_type=agent_type)
         assert result.reply == {"text": "HI"}
         assert result.nats_subject == f"agents.{agent_type}.tasks"
@@ -56,8 +57,7 @@ async def test_an_agent_serves_tasks_that_call_sends_and_leaves_on_exit(nc: Nats
             return (await client.get(agent_type)).agent.instances[0].last_heartbeat != before
 
         await eventually(beat_seen, "a heartbeat after registration")
-    view = (await client.get(agent_type)).agent
-    assert view.status == "deregistered"
+    await deregistered_in_view(client, agent_type)
     assert events[-1].type == "deregistered"
 
 
@@ -76,6 +76,7 @@ async def test_payload_checks_and_error_shapes(nc: NatsClient, client: RegistryC
         return {"text": payload["text"]}
 
     async with agent:
+        await in_view(client, agent)
         # call(): the registry refuses the payload, so it is never sent.
         with pytest.raises(InvalidPayloadError) as refused:
             await client.call("text.echo", {"text": 5}, agent_type=agent_type)
@@ -122,6 +123,7 @@ async def test_pydantic_models_as_schemas_and_dispatch_by_capability(nc: NatsCli
         return payload.upper()
 
     async with agent:
+        await in_view(client, agent)
         provider = (await client.lookup(ask)).providers[0]
         assert provider.input_schema == Question.model_json_schema()
         # call() routes by capability and tells the agent which one (header), so one subject serves both.
@@ -146,6 +148,7 @@ async def test_busy_when_every_slot_is_taken_and_draining_leaves_routing(
         return payload
 
     async with agent:
+        await in_view(client, agent)
         pending = asyncio.create_task(client.call(cap, {"text": "wait"}))
 
         async def discovered(status: str) -> bool:
@@ -161,8 +164,13 @@ async def test_busy_when_every_slot_is_taken_and_draining_leaves_routing(
         await agent.drain()
         status: str = agent.status
         assert status == "draining"
-        assert (await client.lookup(cap)).providers == []
-        assert (await client.get(agent_type)).agent.instances[0].status == "draining"
+
+        # The drain's heartbeat revision is not at hand: wait for the view to show it.
+        async def drained() -> bool:
+            view = (await client.get(agent_type)).agent
+            return view.instances[0].status == "draining" and (await client.lookup(cap)).providers == []
+
+        await eventually(drained, "draining in get, and out of lookups")
 
 
 async def test_an_agent_from_an_a2a_card_serves_its_skill(nc: NatsClient, client: RegistryClient) -> None:
@@ -186,6 +194,7 @@ async def test_an_agent_from_an_a2a_card_serves_its_skill(nc: NatsClient, client
 
     async with agent:
         assert agent.registration.a2a_version == "1.0"
+        await in_view(client, agent)
         result = await client.call(skill, "card")
         assert result.reply == "hello card"
         assert result.nats_subject == f"agent.tasks.{agent_type}"
@@ -218,7 +227,9 @@ async def test_an_agent_from_a_server_json_serves_its_tool(nc: NatsClient, clien
 
 async def test_call_without_a_listener_and_a_refused_spec(nc: NatsClient, client: RegistryClient) -> None:
     agent_type = unique("absent")
-    await client.register(make_spec(agent_type))
+    registered = await client.register(make_spec(agent_type))
+    # Read your writes: call() sends no min_revision, and this agent type must be known to it.
+    await client.get(agent_type, min_revision=registered.revision)
     with pytest.raises(AgentRequestError) as caught:
         await client.call("text.echo", {"text": "x"}, agent_type=agent_type, timeout=2)
     assert caught.value.reason in ("unreachable", "timeout")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from agent_registry import NotFoundError, RegistryClient
 
 from .conftest import Stack
-from .harness import REPO, eventually
+from .harness import REPO, deregistered_in_view, eventually
 
 BLOCK = re.compile(r"<!-- docs-test: (\w+) -->\n```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 
@@ -71,7 +71,7 @@ async def wait_ready(client: RegistryClient, agent_type: str) -> None:
 async def stop_and_check_gone(proc: asyncio.subprocess.Process, client: RegistryClient, agent_type: str) -> None:
     proc.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(proc.wait(), timeout=60) == 0
-    assert (await client.get(agent_type)).agent.status == "deregistered"
+    await deregistered_in_view(client, agent_type)
 
 
 async def check_with_agent(

@@ -17,7 +17,7 @@ from nats.aio.client import Client as NatsClient
 from agent_registry import RegistryClient, WatchedEvent, watch
 
 from .conftest import Stack, unique
-from .harness import eventually
+from .harness import deregistered_in_view, eventually
 
 CLIENT_DIR = Path(__file__).resolve().parents[1]
 
@@ -61,14 +61,17 @@ async def agent_process(stack: Stack) -> AsyncIterator[tuple[AgentProcess, str]]
 async def test_sigterm_drains_and_deregisters(agent_process: tuple[AgentProcess, str], client: RegistryClient) -> None:
     agent, agent_type = agent_process
     registered = await agent.next_event("registered")
+    # Read your writes: call() sends no min_revision.
+    revision = registered["revision"]
+    assert isinstance(revision, int)
+    await client.get(agent_type, min_revision=revision)
     assert (await client.call("text.echo", {"text": "up"}, agent_type=agent_type)).reply == {"text": "up"}
     agent.proc.send_signal(signal.SIGTERM)
     assert (await agent.next_event("deregistered"))["type"] == "deregistered"
     await agent.next_event("exited")
     assert await agent.proc.wait() == 0
-    view = (await client.get(agent_type)).agent
-    assert view.status == "deregistered"
-    assert view.instance_count == 0
+    await deregistered_in_view(client, agent_type)
+    assert (await client.get(agent_type)).agent.instance_count == 0
     assert registered["instance_id"]
 
 

@@ -9,6 +9,7 @@ from nats.aio.client import Client as NatsClient
 from agent_registry import Agent, Capability, RegistryClient, tool_name, tools_for
 
 from .conftest import make_spec, unique
+from .harness import in_view
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -43,6 +44,7 @@ async def test_tools_from_the_projection_round_trip_through_call(nc: NatsClient,
         return payload * 2
 
     async with agent:
+        await in_view(client, agent)
         mine = [e async for e in client.capabilities_all() if e.name in (obj, scalar)]
         tools = tools_for(mine)
         openai = {t["function"]["name"]: t for t in tools.openai}
