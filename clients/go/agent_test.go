@@ -45,8 +45,8 @@ func echo(_ context.Context, task *nats.Msg) ([]byte, error) {
 }
 
 // instances returns the live instance ids of agentType ("" when the registry does not hold it).
-func (e *env) instances(agentType string) []string {
-	r, err := e.client.Get(e.ctx(), agentType)
+func (e *env) instances(agentType string, opts ...ar.QueryOption) []string {
+	r, err := e.client.Get(e.ctx(), agentType, opts...)
 	var rerr *ar.Error
 	if errors.As(err, &rerr) && rerr.Code == ar.CodeNotFound {
 		return nil
@@ -85,8 +85,8 @@ func TestAgentServesHeartbeatsAndLeaves(t *testing.T) {
 		t.Fatalf("failing task: %v %v", reply, err)
 	}
 
-	// Heartbeats move last_heartbeat on.
-	first, err := e.client.Get(e.ctx(), "echo")
+	// Heartbeats move last_heartbeat on (read your writes: the first read holds the registration).
+	first, err := e.client.Get(e.ctx(), "echo", ar.MinRevision(agent.Registration().Revision))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +99,8 @@ func TestAgentServesHeartbeatsAndLeaves(t *testing.T) {
 	if err := agent.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if ids := e.instances("echo"); len(ids) != 0 {
-		t.Fatalf("instances after the agent left: %v", ids)
-	}
+	// The deregister reply's revision is not at hand: wait for the view to show the agent gone.
+	eventually(t, "echo gone from the registry's view", func() bool { return len(e.instances("echo")) == 0 })
 	r, err := e.client.List(e.ctx(), ar.ListRequest{Status: []string{ar.StatusDeregistered}})
 	if err != nil || len(r.Agents) != 1 || r.Agents[0].AgentType != "echo" {
 		t.Fatalf("deregistered: %+v %v", r, err)
@@ -152,6 +151,10 @@ func TestAgentEvictedAndBack(t *testing.T) {
 	agent, err := ar.StartAgent(ctx, client, spec("flaky", "x.flake"), echo, ar.AgentOptions{InstanceID: "flaky-1", HeartbeatInterval: 100 * time.Millisecond, OnEvent: ev.add})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The registration in the view first: else "no instance" below could be a view that never held it.
+	if ids := e.instances("flaky", ar.MinRevision(agent.Registration().Revision)); len(ids) != 1 {
+		t.Fatalf("instances after registering: %v", ids)
 	}
 
 	proxy.Pause()
@@ -212,9 +215,8 @@ func TestAgentSurvivesReconnect(t *testing.T) {
 	if err := agent.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if ids := e.instances("steady"); len(ids) != 0 {
-		t.Fatalf("instances after leaving: %v", ids)
-	}
+	// The deregister reply's revision is not at hand: wait for the view to show the agent gone.
+	eventually(t, "steady gone from the registry's view", func() bool { return len(e.instances("steady")) == 0 })
 }
 
 // TestAgentWaitsForTheRegistry starts an agent while no registry runs: StartAgent keeps
@@ -242,7 +244,7 @@ func TestAgentWaitsForTheRegistry(t *testing.T) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	if ids := e.instances("patient"); len(ids) != 1 || ids[0] != s.agent.InstanceID() {
+	if ids := e.instances("patient", ar.MinRevision(s.agent.Registration().Revision)); len(ids) != 1 || ids[0] != s.agent.InstanceID() {
 		t.Fatalf("instances %v, agent %s", ids, s.agent.InstanceID())
 	}
 	cancel()

@@ -6,9 +6,11 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,29 +126,65 @@ type NATS struct {
 // URL is the client URL of the server.
 func (n *NATS) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.Port) }
 
-// StartNATS starts a nats-server with JetStream in storeDir on a free port.
+// StartNATS starts a nats-server with JetStream in storeDir on a port it picks itself (and
+// says in a ports file): a port asked of the kernel here and bound by nats-server later could
+// be taken by another process meanwhile. Restart keeps that port.
 func StartNATS(storeDir string) (*NATS, error) {
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	n := &NATS{Port: port, StoreDir: storeDir, bin: NATSServerBin()}
+	n := &NATS{StoreDir: storeDir, bin: NATSServerBin()}
 	return n, n.launch()
 }
 
 func (n *NATS) launch() error {
-	p, err := start("nats-server", exec.Command(n.bin, "-js", "-sd", n.StoreDir, "-a", "127.0.0.1", "-p", strconv.Itoa(n.Port)))
+	portsDir := filepath.Join(n.StoreDir, "ports")
+	if err := os.MkdirAll(portsDir, 0o755); err != nil {
+		return err
+	}
+	port := "-1"
+	if n.Port != 0 {
+		port = strconv.Itoa(n.Port)
+	}
+	p, err := start("nats-server", exec.Command(n.bin, "-js", "-sd", n.StoreDir, "-a", "127.0.0.1", "-p", port, "--ports_file_dir", portsDir))
 	if err != nil {
 		return err
 	}
 	n.Process = p
 	return waitUntil(p, 20*time.Second, func() bool {
+		if n.Port == 0 {
+			if n.Port = listeningPort(portsDir, p.cmd.Process.Pid); n.Port == 0 {
+				return false
+			}
+		}
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", n.Port), 200*time.Millisecond)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
 	})
+}
+
+// listeningPort is the client port a nats-server wrote to its ports file
+// (<name>_<pid>.ports), or 0 while the file is not there or not complete.
+func listeningPort(dir string, pid int) int {
+	files, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("*_%d.ports", pid)))
+	if len(files) == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return 0
+	}
+	var ports struct {
+		Nats []string `json:"nats"`
+	}
+	if json.Unmarshal(data, &ports) != nil || len(ports.Nats) == 0 {
+		return 0
+	}
+	u, err := url.Parse(ports.Nats[0])
+	if err != nil {
+		return 0
+	}
+	port, _ := strconv.Atoi(u.Port())
+	return port
 }
 
 // Restart stops the server and starts it again on the same port and store.
