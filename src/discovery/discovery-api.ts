@@ -12,14 +12,17 @@ import { A2A_CARD_TYPE, catalogEntry, isMcpKind, parseIdentifier, REGISTRY_TYPE,
 import { matchesFilter } from "./entry-filter.js";
 import { decodePageToken, encodePageToken, queryDigest } from "./page-token.js";
 import type { SearchRequest } from "./search-request.js";
+import { searchUpstreams, type UpstreamLimits, type UpstreamOutcome } from "./upstream-search.js";
 
 export type Scope = {
   client: RegistryClient;
   /** The tenant whose view this is; null for the shared agents only. */
   tenant: string | null;
   links: EntryLinks;
-  /** The upstream registries a `referrals` search names (configured). */
+  /** The upstream registries a `referrals` search names, and an `auto` search asks (configured). */
   referrals?: readonly { identifier: string; url: string }[];
+  /** The bounds on asking upstreams (federation `auto`), and where a failed one is reported; unset: `auto` is `none`. */
+  federation?: UpstreamLimits & { onFailure: (failures: UpstreamOutcome["failures"]) => void };
 };
 
 export type SearchResultItem = CatalogEntry & { score: number; source: string };
@@ -100,47 +103,85 @@ export async function searchedEntries(scope: Scope, text: string): Promise<Agent
 /**
  * `POST /search`: the registry's BM25 ranking of capabilities, folded to agents (an agent's
  * best capability ranks it), scored 0 to 100 against the best match of the query, filtered,
- * then paged by offset.
+ * then paged by offset. With federation `auto` and upstream registries configured, their
+ * entries are merged in by score (upstream-search.ts), asked while the registry ranks.
  */
 export async function search(scope: Scope, req: SearchRequest): Promise<SearchResponse> {
-  const reply = await scope.client.search({ query: req.text, limit: SEARCH_WINDOW });
-  const best = new Map<string, number>();
-  for (const r of reply.results) best.set(r.agent_type, Math.max(best.get(r.agent_type) ?? 0, r.score));
-  const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  const top = ranked[0]?.[1] ?? 0;
-  const score = (raw: number): number => (top > 0 ? Math.max(0, Math.min(100, Math.round((100 * raw) / top))) : 0);
-  const digest = queryDigest(req.text, req.filter);
+  const upstreams = req.federation === "auto" && scope.federation && scope.referrals?.length ? scope.referrals : [];
+  const asked = upstreams.length > 0 ? searchUpstreams(upstreams, req.text, req.filter, scope.federation!) : undefined;
+  const local = await rankedLocal(scope, req);
+  const merged = asked ? mergeUpstream(local, await asked, scope) : local;
+  const digest = queryDigest(req.text, req.filter, asked !== undefined);
   const offset = decodePageToken(req.pageToken, digest);
-  const source = registryUrl(scope.links);
-  const toItem = (view: AgentView, raw: number): SearchResultItem => ({ ...catalogEntry(view, scope.links), score: score(raw), source });
-
-  let matched: Array<{ type: string; raw: number; view?: AgentView }>;
-  if (req.filter.size === 0) {
-    matched = ranked.map(([type, raw]) => ({ type, raw }));
-  } else {
-    // A filter needs every candidate's entry; the window bounds how many are fetched.
-    const views = await liveViews(scope, ranked.map(([type]) => type));
-    matched = [];
-    for (const [type, raw] of ranked) {
-      const view = views.get(type);
-      if (view && matchesFilter(catalogEntry(view, scope.links), req.filter)) matched.push({ type, raw, view });
-    }
-  }
-  const page = matched.slice(offset, offset + req.pageSize);
-  const unread = page.filter((m) => !m.view).map((m) => m.type);
+  const page = merged.slice(offset, offset + req.pageSize);
+  const unread = page.flatMap((m) => ("type" in m && !m.view ? [m.type] : []));
   const read = unread.length > 0 ? await liveViews(scope, unread) : new Map<string, AgentView>();
+  const source = registryUrl(scope.links);
   const results: SearchResultItem[] = [];
   for (const m of page) {
+    if ("item" in m) {
+      results.push(m.item);
+      continue;
+    }
     const view = m.view ?? read.get(m.type);
-    if (view) results.push(toItem(view, m.raw));
+    if (view) results.push({ ...catalogEntry(view, scope.links), score: m.score, source });
   }
   const end = offset + req.pageSize;
   const response: SearchResponse = { results };
   if (req.federation === "referrals") {
     response.referrals = (scope.referrals ?? []).map((r) => ({ identifier: r.identifier, displayName: r.identifier, type: REGISTRY_TYPE, url: r.url }));
   }
-  if (end < matched.length) response.pageToken = encodePageToken(end, digest);
+  if (end < merged.length) response.pageToken = encodePageToken(end, digest);
   return response;
+}
+
+/** A ranked candidate: one of this registry's agents (its view read when the filter needed it) or an upstream's entry. */
+type Ranked = { type: string; score: number; view?: AgentView } | { item: SearchResultItem; score: number };
+
+/** This registry's agents for the query, best first, filtered. */
+async function rankedLocal(scope: Scope, req: SearchRequest): Promise<Ranked[]> {
+  const reply = await scope.client.search({ query: req.text, limit: SEARCH_WINDOW });
+  const best = new Map<string, number>();
+  for (const r of reply.results) best.set(r.agent_type, Math.max(best.get(r.agent_type) ?? 0, r.score));
+  const ranked = [...best].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const top = ranked[0]?.[1] ?? 0;
+  const score = (raw: number): number => (top > 0 ? Math.max(0, Math.min(100, Math.round((100 * raw) / top))) : 0);
+  if (req.filter.size === 0) return ranked.map(([type, raw]) => ({ type, score: score(raw) }));
+  // A filter needs every candidate's entry; the window bounds how many are fetched.
+  const views = await liveViews(scope, ranked.map(([type]) => type));
+  const matched: Ranked[] = [];
+  for (const [type, raw] of ranked) {
+    const view = views.get(type);
+    if (view && matchesFilter(catalogEntry(view, scope.links), req.filter)) matched.push({ type, score: score(raw), view });
+  }
+  return matched;
+}
+
+/**
+ * This registry's ranking with the upstreams' entries merged in by score (each registry scores
+ * 0 to 100 against its own best match, so a score is comparable only roughly: ARD defines no
+ * better), this registry's first on a tie. An upstream entry of this registry's own publisher
+ * (an upstream that lists us) or one already given by an earlier upstream is dropped.
+ */
+function mergeUpstream(local: Ranked[], outcome: UpstreamOutcome, scope: Scope): Ranked[] {
+  if (outcome.failures.length > 0) scope.federation!.onFailure(outcome.failures);
+  const ours = `urn:air:${scope.links.publisher}:`;
+  const seen = new Set<string>();
+  const remote: Ranked[] = [];
+  for (const item of outcome.items) {
+    if (item.identifier.startsWith(ours) || seen.has(item.identifier)) continue;
+    seen.add(item.identifier);
+    remote.push({ item, score: item.score });
+  }
+  remote.sort((a, b) => b.score - a.score);
+  const merged: Ranked[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < local.length || j < remote.length) {
+    if (j >= remote.length || (i < local.length && local[i]!.score >= remote[j]!.score)) merged.push(local[i++]!);
+    else merged.push(remote[j++]!);
+  }
+  return merged;
 }
 
 /** `GET /agents`: the fleet in the registry's `list` order, its cursor as the page token. */

@@ -24,7 +24,10 @@ import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
 
 export type DiscoveryServerOptions = {
-  config: Pick<DiscoveryConfig, "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries" | "referrals" | "maxInFlight">;
+  config: Pick<
+    DiscoveryConfig,
+    "httpHost" | "httpPort" | "publicUrl" | "publisher" | "displayName" | "token" | "maxBodyBytes" | "maxManifestEntries" | "referrals" | "maxInFlight" | "federationTimeoutMs" | "federationMaxBytes"
+  >;
   nc: NatsConnection;
   /** The registry's subject prefix and request timeout, as the CLI's common options give them. */
   client: { prefix?: string; timeoutMs?: number };
@@ -102,7 +105,18 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
 
   function scopeOf(tenant: string | null): Scope {
     const client = new RegistryClient(nc, { ...options.client, ...(tenant === null ? {} : { tenant }) });
-    return { client, tenant, links: { publisher: config.publisher, baseUrl: tenant === null ? baseUrl : `${baseUrl}/tenants/${tenant}` }, referrals: config.referrals ?? [] };
+    return {
+      client,
+      tenant,
+      links: { publisher: config.publisher, baseUrl: tenant === null ? baseUrl : `${baseUrl}/tenants/${tenant}` },
+      referrals: config.referrals ?? [],
+      federation: { timeoutMs: config.federationTimeoutMs, maxBytes: config.federationMaxBytes, onFailure: reportUpstreamFailures },
+    };
+  }
+
+  /** Upstreams left out of an `auto` search: logged, one line each, so an operator sees which and why. */
+  function reportUpstreamFailures(failures: ReadonlyArray<{ identifier: string; reason: string }>): void {
+    for (const f of failures) log.warn({ upstream: f.identifier, reason: f.reason }, `upstream registry ${f.identifier} left out of a federated search: ${f.reason}`);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -8,8 +8,11 @@ import { createHash } from "node:crypto";
 import { invalidArgument } from "./ard-error.js";
 import type { EntryFilter } from "./entry-filter.js";
 
-export function queryDigest(text: string, filter: EntryFilter): string {
-  const canonical = JSON.stringify([text, [...filter].map(([k, v]) => [k, [...v].sort()]).sort()]);
+/** `merged`: the set includes upstream registries' entries (federation `auto`), a different list than this registry's own. */
+export function queryDigest(text: string, filter: EntryFilter, merged = false): string {
+  const parts: unknown[] = [text, [...filter].map(([k, v]) => [k, [...v].sort()]).sort()];
+  if (merged) parts.push("merged");
+  const canonical = JSON.stringify(parts);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }
 

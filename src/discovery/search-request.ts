@@ -14,9 +14,9 @@ export const MAX_TEXT_LENGTH = 1024;
 const MAX_TOKEN_LENGTH = 512;
 
 /**
- * `auto` (the spec's default) asks for upstream registries' results merged in; this front does
- * not query upstreams itself, so `auto` is answered as `none`. `referrals` adds the upstream
- * registries configured (REGISTRY_DISCOVERY_REFERRALS) for the client to follow.
+ * `auto` (the spec's default) merges in the results of the upstream registries configured
+ * (REGISTRY_DISCOVERY_REFERRALS; upstream-search.ts), and is `none` when there are none.
+ * `referrals` names those upstreams for the client to follow instead.
  */
 export const FEDERATION_MODES = ["auto", "none", "referrals"] as const;
 export type Federation = (typeof FEDERATION_MODES)[number];
