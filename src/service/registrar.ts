@@ -424,6 +424,9 @@ export class Registrar {
   async deregisterType(agentType: string, tenant?: string): Promise<DeregisterReply> {
     const unknown = () => notFound(`agent type ${agentType} is not registered`);
     if (tenant !== undefined) await this.inTenant(agentType, tenant, unknown, () => undefined);
+    // An operator's action, rare: read the store's latest, so an instance registered just before
+    // (whose write this replica's view may not have applied yet) is removed too, not left behind.
+    await this.deps.catchUp?.();
     const agent = this.deps.view.get(agentType);
     if (!agent) throw unknown();
     let revision = this.deps.view.revision;

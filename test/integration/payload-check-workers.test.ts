@@ -6,11 +6,12 @@
  * request waited behind them. `tasks_delegate` (MCP) checks through the same op.
  *
  * The registry runs in this process, so its event loop is this one: the bystander lookups and
- * the loop delay (perf_hooks) measure it directly while hostile checks keep coming. Asserted:
- * the bystander lookup p99 stays under 50 ms, and every hostile check is answered in time
- * with a structured refusal (429 `limit_exceeded` for a check that ran past its budget, 503
+ * the loop delay (perf_hooks) measure it directly while hostile checks keep coming. Asserted,
+ * by order rather than by time (the machine may be busy): bystander lookups are answered while
+ * a hostile check is still running, which a check on the event loop would not let happen, and
+ * every hostile check is answered with a structured refusal (429 `limit_exceeded` for a check that ran past its budget, 503
  * `unavailable` for one that found the check queue full or waited past its time) or a correct
- * verdict. The figures are printed.
+ * verdict. The figures (latencies, loop delay) are printed, not asserted.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,15 +32,12 @@ const QUEUE = 2;
 const ATTACK_MS = 3_000;
 const ATTACKERS = 4;
 const RETRY_AFTER_503_MS = 50;
-/** The bound asserted on bystander lookups, at the 99th percentile. */
-const BYSTANDER_P99_MS = 50;
 /**
- * A hostile check is answered within two budgets (one waiting for the worker, one running),
- * plus the time a replacement worker takes to load from source and compile the schema, seconds
- * on a busy machine: the bound is generous (before the change a check took 4.5 s on its own
- * and 27 to 35 s behind three others), since it is not the one the test is about.
+ * Bystander lookups answered while one hostile check was in flight, at least: a check run on
+ * the event loop holds every other answer until it ends, so there would be none (before the
+ * change one check held the loop for 4.3 s).
  */
-const HOSTILE_ANSWER_MS = 10 * BUDGET_MS;
+const LOOKUPS_DURING_A_CHECK = 5;
 
 const COSTLY = { type: "object", properties: { text: { type: "string", pattern: "(?:\\p{L}|\\p{N}){1000}" } } };
 /** 240,000 characters in which no run of 1,000 letters ever completes: RE2 tries at every offset. */
@@ -93,8 +91,9 @@ const ms = (x: number): string => `${x.toFixed(1)} ms`;
  * slow sample, not one per lookup that would have been sent meanwhile, which is why the loop
  * delay is printed beside it.
  */
-async function bystanderLookups(done: Promise<unknown>): Promise<{ ms: number[]; failed: string[] }> {
+async function bystanderLookups(done: Promise<unknown>): Promise<{ ms: number[]; at: number[]; failed: string[] }> {
   const ms: number[] = [];
+  const at: number[] = [];
   const failed: string[] = [];
   let over = false;
   void done.finally(() => (over = true));
@@ -102,12 +101,14 @@ async function bystanderLookups(done: Promise<unknown>): Promise<{ ms: number[];
     const started = performance.now();
     const r = await bystander.request("lookup", { capability: "steady.run" }, 30_000).catch((e: unknown) => e as Error);
     ms.push(performance.now() - started);
+    at.push(performance.now());
     if (r instanceof Error || !(r.ok && r.body.providers.length === 1)) failed.push(r instanceof Error ? r.message : JSON.stringify(r.body));
   }
-  return { ms, failed };
+  return { ms, at, failed };
 }
 
-type Answer = { outcome: string; ms: number };
+/** A hostile check's outcome, how long it took, and when (performance.now()) it was sent and answered. */
+type Answer = { outcome: string; ms: number; sentAt: number; answeredAt: number };
 
 /** `ATTACKERS` closed loops sending `send()` for ATTACK_MS; each answer's outcome and time. */
 async function attack(send: () => Promise<string>): Promise<Answer[]> {
@@ -118,7 +119,8 @@ async function attack(send: () => Promise<string>): Promise<Answer[]> {
       while (Date.now() < until) {
         const started = performance.now();
         const outcome = await send();
-        answers.push({ outcome, ms: performance.now() - started });
+        const answeredAt = performance.now();
+        answers.push({ outcome, ms: answeredAt - started, sentAt: started, answeredAt });
         if (outcome.includes("unavailable")) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_503_MS));
       }
     }),
@@ -127,11 +129,11 @@ async function attack(send: () => Promise<string>): Promise<Answer[]> {
 }
 
 /** Runs the attack (none: a quiet second, for comparison) while bystanders look up; prints and returns what was measured. */
-async function measure(label: string, send: (() => Promise<string>) | null): Promise<{ answers: Answer[]; lookups: number[]; failed: string[] }> {
+async function measure(label: string, send: (() => Promise<string>) | null): Promise<{ answers: Answer[]; lookups: number[]; lookupsAt: number[]; failed: string[] }> {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const attacking = send ? attack(send) : new Promise<Answer[]>((resolve) => setTimeout(() => resolve([]), 1_000));
-  const { ms: lookups, failed } = await bystanderLookups(attacking);
+  const { ms: lookups, at: lookupsAt, failed } = await bystanderLookups(attacking);
   const answers = await attacking;
   loop.disable();
   const byOutcome = new Map<string, number[]>();
@@ -142,17 +144,19 @@ async function measure(label: string, send: (() => Promise<string>) | null): Pro
       `[${label}] bystander lookups: ${lookups.length} (${failed.length} not answered), p50 ${ms(pct(lookups, 50))}, p99 ${ms(pct(lookups, 99))}, max ${ms(Math.max(...lookups))}\n` +
       `[${label}] event loop delay: p50 ${ms(loop.percentile(50) / 1e6)}, p99 ${ms(loop.percentile(99) / 1e6)}, max ${ms(loop.max / 1e6)}`,
   );
-  return { answers, lookups, failed };
+  return { answers, lookups, lookupsAt, failed };
 }
 
-function expectHeldOff(label: string, { answers, lookups, failed }: { answers: Answer[]; lookups: number[]; failed: string[] }, refusals: readonly string[], verdict: string): void {
-  expect(pct(lookups, 99), `${label}: bystander lookup p99 (ms)`).toBeLessThan(BYSTANDER_P99_MS);
+function expectHeldOff(label: string, { answers, lookups, lookupsAt, failed }: { answers: Answer[]; lookups: number[]; lookupsAt: number[]; failed: string[] }, refusals: readonly string[], verdict: string): void {
   expect(failed, `${label}: bystander lookups not answered`).toEqual([]);
   expect(lookups.length, `${label}: bystander lookups`).toBeGreaterThanOrEqual(50);
   for (const a of answers) expect([...refusals, verdict], `${label}: hostile outcome`).toContain(a.outcome);
   // The budget was applied: checks were stopped, not run to their end.
-  expect(answers.some((a) => a.outcome === refusals[0]), `${label}: a check stopped at its budget`).toBe(true);
-  expect(Math.max(...answers.map((a) => a.ms)), `${label}: slowest hostile answer (ms)`).toBeLessThan(HOSTILE_ANSWER_MS);
+  const stopped = answers.filter((a) => a.outcome === refusals[0]);
+  expect(stopped.length, `${label}: a check stopped at its budget`).toBeGreaterThan(0);
+  // The loop stayed free while a check ran: lookups were answered between its sending and its answer.
+  const answeredDuring = (a: Answer) => lookupsAt.filter((t) => t > a.sentAt && t < a.answeredAt).length;
+  expect(Math.max(...stopped.map(answeredDuring)), `${label}: bystander lookups answered while one check ran`).toBeGreaterThanOrEqual(LOOKUPS_DURING_A_CHECK);
 }
 
 describe("hostile payload checks", () => {
