@@ -16,12 +16,14 @@ import type { Logger } from "../kit/logger.js";
 import { TENANT_RE } from "../protocol/ids.js";
 import { ArdError, ArdErrorCode, invalidArgument, notFound } from "./ard-error.js";
 import { bearerRefusal } from "./bearer.js";
-import { a2aCard, entryByIdentifier, listAgents, manifest, mcpServerCard, search, type Scope } from "./discovery-api.js";
+import { a2aCard, entryByIdentifier, manifest, mcpServerCard, search, type Scope } from "./discovery-api.js";
 import { explore, parseExploreRequest } from "./explore.js";
 import { sendCacheable, sendJson } from "./http-reply.js";
 import { isMcpRegistryPath, mcpRegistryError, routeMcpRegistry } from "./mcp-registry-routes.js";
 import { mapRegistryFailure } from "./registry-failure.js";
 import { MAX_PAGE_SIZE, parsePageSize, parsePageToken, parseSearchRequest } from "./search-request.js";
+import { listAgentsQuery } from "./agent-list.js";
+import { parseListFilter, parseOrderBy } from "./list-filter.js";
 
 export type DiscoveryServerOptions = {
   config: Pick<
@@ -149,12 +151,15 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
     }
     if (path === "/agents") {
       if (!read) return methodNotAllowed(res, req.method, path, "GET, HEAD");
-      for (const unsupported of ["filter", "orderBy"]) {
-        if (url.searchParams.has(unsupported)) throw invalidArgument(`${unsupported} is not supported on GET /agents (POST /search takes a filter)`);
+      for (const name of ["filter", "orderBy", "pageSize", "pageToken"]) {
+        if (url.searchParams.getAll(name).length > 1) throw invalidArgument(`${name} is given more than once; give it once`);
       }
       const pageSizeText = url.searchParams.get("pageSize");
       const pageSize = parsePageSize(pageSizeText === null ? undefined : /^\d{1,6}$/.test(pageSizeText) ? Number(pageSizeText) : NaN, LIST_DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-      return sendJson(res, 200, await listAgents(scopeOf(tenant), pageSize, parsePageToken(url.searchParams.get("pageToken") ?? undefined)));
+      const filter = parseListFilter(url.searchParams.get("filter") ?? undefined);
+      const orderBy = parseOrderBy(url.searchParams.get("orderBy") ?? undefined);
+      const pageToken = parsePageToken(url.searchParams.get("pageToken") ?? undefined);
+      return sendJson(res, 200, await listAgentsQuery(scopeOf(tenant), { pageSize, pageToken, filter, orderBy }));
     }
     const file = AGENT_FILE_RE.exec(path);
     if (file) {

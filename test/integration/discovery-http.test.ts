@@ -206,7 +206,69 @@ describe("GET /agents and entries by URN", () => {
     expect(seen.sort()).toEqual(["urn:air:example.com:shared:summarizer", "urn:air:example.com:shared:translator", "urn:air:example.com:shared:weather"]);
     await expectArdError(await fetch(`${base}/agents?pageSize=101`), 400, "INVALID_ARGUMENT");
     await expectArdError(await fetch(`${base}/agents?pageSize=ten`), 400, "INVALID_ARGUMENT");
-    await expectArdError(await fetch(`${base}/agents?filter=${encodeURIComponent("type = 'x'")}`), 400, "INVALID_ARGUMENT");
+  });
+
+  describe("filter and orderBy (ARD appendix A)", () => {
+    const list = async (params: Record<string, string>) => {
+      const res = await fetch(`${base}/agents?${new URLSearchParams(params)}`);
+      const page = (await res.json()) as { items: Array<{ identifier: string }>; pageToken?: string };
+      expect(res.status, JSON.stringify(page)).toBe(200);
+      expect(ardSchemas.listResponse(page), problems(ardSchemas.listResponse)).toBe(true);
+      return page;
+    };
+    const ids = async (params: Record<string, string>) => (await list(params)).items.map((i) => i.identifier.split(":")[4]);
+
+    it("keeps the entries that pass every condition: AND across fields, OR within one", async () => {
+      expect(await ids({ filter: "type = 'application/mcp-server-card+json'" })).toEqual(["weather"]);
+      expect(await ids({ filter: "type = 'application/a2a-agent-card+json,application/mcp-server-card+json'" })).toEqual(["summarizer", "translator", "weather"]);
+      expect(await ids({ filter: "type = application/a2a-agent-card+json AND displayName = 'SUMM'" })).toEqual(["summarizer"]);
+      expect(await ids({ filter: "publisherId = 'EXAMPLE.com', 'other.org'" })).toEqual(["summarizer", "translator", "weather"]);
+      expect(await ids({ filter: "publisherId = 'other.org'" })).toEqual([]);
+      expect(await ids({ filter: "createdAfter > '2000-01-01' and updatedAfter > '2000-01-01T00:00:00Z'" })).toEqual(["summarizer", "translator", "weather"]);
+      expect(await ids({ filter: `createdAfter > '${new Date(Date.now() + 86_400_000).toISOString()}'` })).toEqual([]);
+    });
+
+    it("orders by the keys given, ties by identifier, and pages the ordered set with tokens bound to it", async () => {
+      expect(await ids({ orderBy: "displayName DESC" })).toEqual(["weather", "translator", "summarizer"]);
+      expect(await ids({ orderBy: "name", filter: "type = 'application/a2a-agent-card+json'" })).toEqual(["summarizer", "translator"]);
+      const walked: string[] = [];
+      let pageToken: string | undefined;
+      do {
+        const page = await list({ orderBy: "identifier desc", pageSize: "1", ...(pageToken ? { pageToken } : {}) });
+        walked.push(...page.items.map((i) => i.identifier.split(":")[4]!));
+        pageToken = page.pageToken;
+      } while (pageToken !== undefined && walked.length < 10);
+      expect(walked).toEqual(["weather", "translator", "summarizer"]);
+      const first = await list({ orderBy: "identifier desc", pageSize: "1" });
+      await expectArdError(await fetch(`${base}/agents?${new URLSearchParams({ orderBy: "identifier", pageSize: "1", pageToken: first.pageToken! })}`), 400, "INVALID_ARGUMENT");
+    });
+
+    it("pages a filtered list in the registry's order", async () => {
+      const first = await list({ filter: "type = 'application/a2a-agent-card+json'", pageSize: "1" });
+      expect(first.items.map((i) => i.identifier)).toEqual(["urn:air:example.com:shared:summarizer"]);
+      const second = await list({ filter: "type = 'application/a2a-agent-card+json'", pageSize: "1", pageToken: first.pageToken! });
+      expect(second.items.map((i) => i.identifier)).toEqual(["urn:air:example.com:shared:translator"]);
+    });
+
+    it.each([
+      ["an unknown field", { filter: "owner = 'x'" }, "expected a field"],
+      ["> on a name", { filter: "displayName > 'x'" }, 'takes "="'],
+      ["an unclosed quote", { filter: "type = 'x" }, "not closed"],
+      ["a missing value", { filter: "type =" }, "needs a value"],
+      ["OR between conditions", { filter: "type = 'x' OR type = 'y'" }, "expected AND"],
+      ["a field twice", { filter: "type = 'x' AND type = 'y'" }, "given twice"],
+      ["a date that is none", { filter: "createdAfter > 'yesterday'" }, "ISO 8601"],
+      ["an unknown order key", { orderBy: "score DESC" }, "orderBy"],
+      ["a direction that is none", { orderBy: "displayName UP" }, "orderBy"],
+    ])("refuses %s with 400 naming the problem", async (_, params, mentions) => {
+      const body = await expectArdError(await fetch(`${base}/agents?${new URLSearchParams(params)}`), 400, "INVALID_ARGUMENT");
+      expect(body).toContain(mentions);
+    });
+
+    it("refuses a repeated parameter and an over-long filter", async () => {
+      await expectArdError(await fetch(`${base}/agents?filter=type%3Dx&filter=type%3Dy`), 400, "INVALID_ARGUMENT");
+      await expectArdError(await fetch(`${base}/agents?${new URLSearchParams({ filter: `displayName = '${"x".repeat(3000)}'` })}`), 400, "INVALID_ARGUMENT");
+    });
   });
 
   it("serves one entry by its URN with an ETag, and 304 when the client holds it", async () => {

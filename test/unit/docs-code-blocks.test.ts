@@ -18,7 +18,7 @@
  * parser: a real command, real flags, the right number of arguments. So that a moved file
  * cannot leave commands unchecked, the repository files they name must exist, and
  * `npm run`/`npm start`/`npm test` must name scripts of package.json.
- * Not code, and skipped by name (see SKIPPED): mermaid, text, conf; sql, python and go are run
+ * Not code, and skipped by name (see SKIPPED): mermaid, text, ebnf, conf; sql, python and go are run
  * by suites of their own (SKIPPED names them). A bare fence or any other
  * language fails: name the language, and check it here or add it to SKIPPED with the reason.
  */
@@ -41,6 +41,7 @@ const byLang = (...langs: string[]) => blocks.filter((b) => langs.includes(b.lan
 const SKIPPED: Record<string, string> = {
   mermaid: "a diagram, not code",
   text: "program output, a directory layout or prose: nothing to run",
+  ebnf: "a grammar (docs/discovery.md's GET /agents filter), whose cases test/integration/discovery-http.test.ts sends to a real front",
   conf: "nats-server configuration fragments to paste into deploy/nats/auth.conf, not whole files",
   sql: "run against a mirrored audit database by test/integration/audit-mirror.test.ts",
   python: "docs/python.md's blocks run against a real registry in clients/python/tests/test_docs.py (npm test's python suite)",
