@@ -52,6 +52,9 @@ const MESSAGES: ReadonlyArray<readonly [string, z.ZodType, string]> = [
   ["schemas.request", messages.schemasQuery, "registry.schemas: the body"],
   ["schema.request", messages.schemaQuery, "registry.schema: the body"],
   ["schema-put.request", messages.schemaPutMessage, "registry.schema.put.<name>: the body"],
+  ["approve.request", messages.approveMessage, "registry.approval.approve.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
+  ["reject.request", messages.rejectMessage, "registry.approval.reject.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
+  ["pending.request", messages.pendingQuery, "registry.approval.pending: the body (v1.2, operators only; docs/trust.md)"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

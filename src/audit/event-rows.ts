@@ -102,7 +102,8 @@ export function toRow(seq: number, text: string, book: TenantBook): EventRow {
   let tenant: string | null = null;
   if (type !== null && type.startsWith("registry.agent.") && subject !== null) {
     agentType = subject;
-    if (type === EventType.AgentRegistered) {
+    // registered events name the tenant, and so do the approval gate's (v1.2), which may come first.
+    if (type === EventType.AgentRegistered || type === EventType.AgentPending || type === EventType.AgentApproved || type === EventType.AgentRejected) {
       const scope = data["tenant_scope"];
       book.agents.set(subject, typeof scope === "string" ? scope : null);
     }

@@ -10,6 +10,7 @@ import { MAX_LIST_AGENT_TYPES, type AgentView } from "../protocol/messages.js";
 import { notFound } from "./ard-error.js";
 import { A2A_CARD_TYPE, catalogEntry, isMcpKind, parseIdentifier, REGISTRY_TYPE, SHARED_NAMESPACE, type CatalogEntry, type EntryLinks } from "./catalog-entry.js";
 import { matchesFilter } from "./entry-filter.js";
+import { isApprovedView } from "./approved-view.js";
 import { decodePageToken, encodePageToken, queryDigest } from "./page-token.js";
 import type { SearchRequest } from "./search-request.js";
 import { searchUpstreams, type UpstreamLimits, type UpstreamOutcome } from "./upstream-search.js";
@@ -56,7 +57,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 async function liveView(scope: Scope, agentType: string): Promise<AgentView | undefined> {
   try {
     const { agent } = await scope.client.get({ agent_type: agentType, instances_limit: 1 });
-    return agent.status === "deregistered" ? undefined : agent;
+    return agent.status === "deregistered" || !isApprovedView(agent) ? undefined : agent;
   } catch (e) {
     if ((e as { code?: unknown }).code === "not_found") return undefined;
     throw e;
@@ -78,7 +79,7 @@ async function liveViews(scope: Scope, types: readonly string[]): Promise<Map<st
     do {
       const reply = await scope.client.list({ agent_types: batch, status: [...LIVE_STATUSES], instances_limit: 1, limit: batch.length, ...(cursor ? { cursor } : {}) });
       if (reply.agents.some((a) => !asked.has(a.agent_type))) return liveViewsOneByOne(scope, types);
-      for (const agent of reply.agents) views.set(agent.agent_type, agent);
+      for (const agent of reply.agents) if (isApprovedView(agent)) views.set(agent.agent_type, agent);
       cursor = reply.next_cursor;
     } while (cursor);
   }
@@ -187,7 +188,7 @@ function mergeUpstream(local: Ranked[], outcome: UpstreamOutcome, scope: Scope):
 /** `GET /agents`: the fleet in the registry's `list` order, its cursor as the page token. */
 export async function listAgents(scope: Scope, pageSize: number, pageToken: string | undefined): Promise<ListResponse> {
   const reply = await scope.client.list({ status: [...LIVE_STATUSES], limit: pageSize, ...(pageToken ? { cursor: pageToken } : {}) });
-  const items = reply.agents.map((a) => catalogEntry(a, scope.links));
+  const items = reply.agents.filter(isApprovedView).map((a) => catalogEntry(a, scope.links));
   return reply.next_cursor ? { items, pageToken: reply.next_cursor } : { items };
 }
 

@@ -9,6 +9,7 @@
  */
 import type { AgentView } from "../protocol/messages.js";
 import { notFound } from "./ard-error.js";
+import { isApprovedView } from "./approved-view.js";
 import type { Scope } from "./discovery-api.js";
 import { serverRecord, type ServerResponse } from "./server-record.js";
 import { parseServerName } from "./server-name.js";
@@ -46,7 +47,7 @@ export async function listServers(scope: Scope, query: ServerQuery): Promise<Ser
     const reply = await scope.client.list({ kind: "mcp_server", status: [...LIVE_STATUSES], instances_limit: 1, limit: SCAN_PAGE, ...(cursor !== null ? { cursor } : {}) });
     for (let i = skip; i < reply.agents.length; i++) {
       const view = reply.agents[i]!;
-      const record = serverRecord(view, scope.links.publisher);
+      const record = isApprovedView(view) ? serverRecord(view, scope.links.publisher) : null;
       if (record && matches(record, view, query)) servers.push(record);
       if (servers.length === query.limit) {
         const more = i + 1 < reply.agents.length || reply.next_cursor !== null;
@@ -72,7 +73,7 @@ export async function serverByName(scope: Scope, name: string): Promise<ServerRe
     if ((e as { code?: unknown }).code === "not_found") throw missing();
     throw e;
   }
-  if (view.kind !== "mcp_server" || view.status === "deregistered") throw missing();
+  if (view.kind !== "mcp_server" || view.status === "deregistered" || !isApprovedView(view)) throw missing();
   const record = serverRecord(view, scope.links.publisher);
   // Inverting exactly: a shared agent's name does not reach a tenant's agent of the same type, nor the reverse.
   if (!record || record.server.name !== name) throw missing();

@@ -178,6 +178,30 @@ export type SchemasQuery = z.infer<typeof schemasQuery>;
 export const schemaQuery = z.object({ name: schemaName, version: schemaVersion, min_revision: minRevision });
 export type SchemaQuery = z.infer<typeof schemaQuery>;
 
+/** v1.2, docs/trust.md "The approval gate": who decides (the operator's own words; NATS does not say who sent a request). */
+const decidedBy = z.string().min(1).max(256);
+/** The version the operator reviewed; the decision is refused if the stored spec is another. */
+const reviewedVersion = z.string().min(1).max(256).optional();
+
+/** The spec record's revision the operator reviewed (as get or pending showed it); refused if it changed since. */
+const reviewedRevision = z.number().int().min(1).optional();
+
+/** The body of `registry.approval.approve.<agent_type>`. */
+export const approveMessage = z.object({ by: decidedBy, version: reviewedVersion, revision: reviewedRevision, reason: z.string().min(1).max(4096).optional() });
+export type ApproveMessage = z.infer<typeof approveMessage>;
+/** The body of `registry.approval.reject.<agent_type>`: a rejection says why. */
+export const rejectMessage = z.object({ by: decidedBy, version: reviewedVersion, revision: reviewedRevision, reason: z.string().min(1).max(4096) });
+export type RejectMessage = z.infer<typeof rejectMessage>;
+/** The body of `registry.approval.pending`: the specs waiting (or, with `state`, rejected), of one tenant or all. */
+export const pendingQuery = z.object({
+  tenant: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a tenant id").nullable().optional(),
+  state: z.enum(["pending", "rejected"]).optional(),
+  limit: pageLimit,
+  cursor,
+  min_revision: minRevision,
+});
+export type PendingQuery = z.infer<typeof pendingQuery>;
+
 /**
  * Parses a wire message with its zod schema; failures are `invalid_request`. Unknown fields are
  * ignored (PROTOCOL.md: newer clients may send fields an older registry does not know), but a

@@ -15,6 +15,12 @@ export const EventType = {
   DependencyLost: "registry.agent.dependency_lost",
   /** ... and is live again. */
   DependencyRestored: "registry.agent.dependency_restored",
+  /** v1.2 (docs/protocol.md section 8): a spec waits for an operator's approval (policy manual, docs/trust.md). */
+  AgentPending: "registry.agent.pending",
+  /** v1.2: an operator approved the stored spec: it is routable. */
+  AgentApproved: "registry.agent.approved",
+  /** v1.2: an operator rejected the stored spec (or withdrew an approved one): it is not routable. */
+  AgentRejected: "registry.agent.rejected",
   /** Core NATS only, never stored. */
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
@@ -78,6 +84,20 @@ export type DependencyChangedData = {
   providers: string[];
   revision: number;
 };
+/**
+ * v1.2: about the stored spec of `agent_type` in the approval gate: the state it is now in, and
+ * who decided and why as the operator's request said (null for a pending spec, and a reason
+ * left out).
+ */
+export type ApprovalData = {
+  agent_type: string;
+  version: string;
+  tenant_scope: string | null;
+  state: "pending" | "approved" | "rejected";
+  by: string | null;
+  reason: string | null;
+  revision: number;
+};
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
 /** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
 export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
@@ -90,6 +110,9 @@ export type EventData = {
   "registry.capability.changed": CapabilityChangedData;
   "registry.agent.dependency_lost": DependencyChangedData;
   "registry.agent.dependency_restored": DependencyChangedData;
+  "registry.agent.pending": ApprovalData;
+  "registry.agent.approved": ApprovalData;
+  "registry.agent.rejected": ApprovalData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
   "registry.alert.audit_gap": AuditGapData;
@@ -115,6 +138,9 @@ export type AgentStatusChangedEvent = CloudEvent<"registry.agent.status_changed"
 export type CapabilityChangedEvent = CloudEvent<"registry.capability.changed", CapabilityChangedData>;
 export type DependencyLostEvent = CloudEvent<"registry.agent.dependency_lost", DependencyChangedData>;
 export type DependencyRestoredEvent = CloudEvent<"registry.agent.dependency_restored", DependencyChangedData>;
+export type AgentPendingEvent = CloudEvent<"registry.agent.pending", ApprovalData>;
+export type AgentApprovedEvent = CloudEvent<"registry.agent.approved", ApprovalData>;
+export type AgentRejectedEvent = CloudEvent<"registry.agent.rejected", ApprovalData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;

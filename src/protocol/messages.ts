@@ -4,7 +4,7 @@
  * so the two cannot disagree.
  */
 import type { AgentKind, AgentSpec, AgentSpecInput, Capability, JsonSchema, ModelProvider, ToolAnnotations } from "./spec.js";
-import type { AgentStatus, InstanceStatus } from "./states.js";
+import type { AgentStatus, ApprovalState, InstanceStatus } from "./states.js";
 import type { ErrorIssue } from "./errors.js";
 import type { CloudEvent, DependencyState } from "./events.js";
 
@@ -88,6 +88,8 @@ export type RegisterReply = {
   warnings: string[];
   /** The A2A version a card was read as (a registration with `a2a_card`). */
   a2a_version?: "0.3" | "1.0";
+  /** v1.2: the stored spec's approval under policy manual (docs/trust.md); absent under auto. */
+  approval?: ApprovalView;
 };
 
 export type HeartbeatRequest = { status?: InstanceStatus; active_tasks?: number };
@@ -146,7 +148,15 @@ export type AgentView = Omit<AgentSpec, "capabilities"> & {
   instances_next_cursor: string | null;
   /** v1.2: how the stored spec was verified (docs/trust.md). */
   trust: TrustView;
+  /**
+   * v1.2: where the stored spec stands in its tenant's approval gate (docs/trust.md, "The
+   * approval gate"); absent: approved by policy `auto`, as every spec before v1.2.
+   */
+  approval?: ApprovalView;
 };
+
+/** v1.2: an approval as replies show it; `by`, `at` and `reason` once an operator decided. */
+export type ApprovalView = { state: ApprovalState; by?: string; at?: string; reason?: string };
 
 /** v1.2: a stored spec's verification; `verified: false` for one stored without (trust off, or unsigned under verify-if-present). */
 export type TrustView = { verified: false } | { verified: true; kid: string; publisher: string; verified_at: string };
@@ -208,6 +218,14 @@ export type ListRequest = {
   cursor?: string;
 } & EntryFilters;
 export type ListReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
+/** v1.2: `registry.approval.approve.<agent_type>` and `.reject.<agent_type>` (operators only, docs/trust.md). */
+export type ApproveRequest = { by: string; version?: string; revision?: number; reason?: string };
+export type RejectRequest = { by: string; version?: string; revision?: number; reason: string };
+/** The stored spec's approval once the decision is written. */
+export type ApprovalReply = { agent_type: string; version: string; tenant_scope: string | null; approval: ApprovalView; revision: number };
+/** v1.2: `registry.approval.pending`: specs waiting for a decision (or rejected), all tenants unless `tenant` names one (null: shared agents). */
+export type PendingRequest = QueryBody & { tenant?: string | null; state?: "pending" | "rejected"; limit?: number; cursor?: string | null };
+export type PendingReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 
 /** `schemas: false` leaves the input and output schemas out (a much smaller projection). */
 export type CapabilitiesRequest = { status?: AgentStatus[]; schemas?: boolean } & PageRequest;

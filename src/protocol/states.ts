@@ -15,3 +15,10 @@ export type RemovalReason = (typeof RemovalReason)[keyof typeof RemovalReason];
 
 /** The instance id of entries loaded from a registry file: they never expire. */
 export const STATIC_INSTANCE_ID = "static";
+
+/**
+ * v1.2: where a stored spec stands in its tenant's approval gate (docs/trust.md, "The approval
+ * gate"). Only `approved` is routable; a spec stored under policy `auto`, or before v1.2, is approved.
+ */
+export const ApprovalState = { Pending: "pending", Approved: "approved", Rejected: "rejected" } as const;
+export type ApprovalState = (typeof ApprovalState)[keyof typeof ApprovalState];

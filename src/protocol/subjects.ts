@@ -34,6 +34,14 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     deregisterType: (agentType: string, tenant?: string | null) => `${root(tenant)}.deregister.${agentType}`,
     /** `registry.schema.put.<name>`: stores one version of a named schema (PROTOCOL.md section 11.1). */
     schemaPut: (name: string) => `${prefix}.schema.put.${name}`,
+    /**
+     * v1.2, operators only (docs/trust.md, "The approval gate"): `registry.approval.approve.<agent_type>`,
+     * `registry.approval.reject.<agent_type>` and `registry.approval.pending`. Never under
+     * `registry.tenant.<tenant>.`, where a tenant's coordinators may publish.
+     */
+    approve: (agentType: string) => `${prefix}.approval.approve.${agentType}`,
+    reject: (agentType: string) => `${prefix}.approval.reject.${agentType}`,
+    pending: `${prefix}.approval.pending`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
     query: (op: QueryOp | MirrorOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
     /** Event subjects: `registry.agent.registered.<agent_type>`, `registry.capability.changed.<capability>`. */

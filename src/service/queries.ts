@@ -55,6 +55,7 @@ import { fleetDocumentFloor } from "../domain/sbom/fleet-document-floor.js";
 import { randomUUID } from "node:crypto";
 import { packageVersion } from "../version.js";
 import type { Logger } from "../kit/logger.js";
+import { isRoutable } from "../domain/trust/approval-policy.js";
 
 export const MIN_REVISION_WAIT_MS = 2000;
 /**
@@ -202,8 +203,8 @@ export class QueryService {
     return limitExceeded(`the SBOM cannot be sent: ${why} more than a reply can carry; ${advice}`, "the connection's max_payload less 8 KiB", this.listBytes());
   }
 
-  /** Bytes the list of one reply may take. */
-  private listBytes(): number {
+  /** Bytes the list of one reply may take (the approval gate's pending list pages by it too). */
+  listBytes(): number {
     const max = this.maxPayload();
     return max - Math.min(REPLY_OVERHEAD_BYTES, Math.floor(max / 4));
   }
@@ -212,6 +213,20 @@ export class QueryService {
   private visibleAgent(agentType: string, tenant: Tenant): AgentState {
     const agent = this.view.get(agentType);
     if (!agent || !visibleTo(agent, tenant)) throw notFound(`agent type ${agentType} is not registered`);
+    return agent;
+  }
+
+  /**
+   * The agent type as `visibleAgent` finds it, for exports (`card`, `toolspec`): a spec that
+   * waits for an operator's approval, or was rejected, is not exported, so neither the HTTP
+   * documents nor the registry's signature on a card vouch for it (docs/trust.md).
+   */
+  private approvedAgent(agentType: string, tenant: Tenant): AgentState {
+    const agent = this.visibleAgent(agentType, tenant);
+    if (!isRoutable(agent.approval)) {
+      const why = agent.approval?.state === "rejected" ? "was rejected by an operator" : "waits for an operator's approval";
+      throw notFound(`agent type ${agentType}'s spec ${why}: it is not exported until approved`);
+    }
     return agent;
   }
 
@@ -230,7 +245,7 @@ export class QueryService {
     const matches: Array<{ agent: AgentState; cap: Capability }> = [];
     for (const type of this.view.providersOf(capability)) {
       const agent = this.view.get(type);
-      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered) continue;
+      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered || !isRoutable(agent.approval)) continue;
       const cap = agent.spec.capabilities.find((c) => c.name === capability);
       if (cap) matches.push({ agent, cap });
     }
@@ -255,7 +270,7 @@ export class QueryService {
       const matches: Array<{ agent: AgentState; cap: Capability }> = [];
       for (const type of this.view.providersOf(q.capability)) {
         const agent = this.view.get(type);
-        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind)) continue;
+        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent.approval)) continue;
         if (verifiedOnly && agent.trust === undefined) continue;
         if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
         const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
@@ -324,7 +339,7 @@ export class QueryService {
           const matches: Array<{ agent: AgentState; cap: Capability }> = [];
           for (const type of this.view.providersOf(name)) {
             const agent = this.view.get(type);
-            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status)) continue;
+            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !isRoutable(agent.approval)) continue;
             const cap = agent.spec.capabilities.find((c) => c.name === name);
             if (cap) matches.push({ agent, cap });
           }
@@ -371,6 +386,7 @@ export class QueryService {
             agent !== undefined &&
             agent.status !== AgentStatus.Deregistered &&
             visibleTo(agent, tenant) &&
+            isRoutable(agent.approval) &&
             ofKind(agent, q.kind) &&
             (q.verified_only !== true || agent.trust !== undefined)
           );
@@ -385,7 +401,7 @@ export class QueryService {
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
       const visible = [...candidates].filter(
-        (a) => a !== undefined && visibleTo(a, tenant) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
+        (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a.approval) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
       );
       const page = takePage(discover(visible, q.capability, q.kind), (d) => d.id, (d) => d, {
         limit: q.limit ?? Number.POSITIVE_INFINITY,
@@ -397,14 +413,14 @@ export class QueryService {
     // Exports (PROTOCOL.md section 10.3): any agent, whatever it registered with; no liveness.
     card: (body, tenant) => {
       const q = parseMessage(cardQuery, body, "card");
-      const card = exportCard(this.visibleAgent(q.agent_type, tenant).spec, q.a2a_version ?? "1.0");
+      const card = exportCard(this.approvedAgent(q.agent_type, tenant).spec, q.a2a_version ?? "1.0");
       const signer = this.cardSigner;
       return signer ? signer.sign(card).then((signed) => ({ card: signed })) : { card };
     },
 
     toolspec: (body, tenant) => {
       const q = parseMessage(toolspecQuery, body, "toolspec");
-      return exportToolspec(this.resolution.spec(this.visibleAgent(q.agent_type, tenant).spec));
+      return exportToolspec(this.resolution.spec(this.approvedAgent(q.agent_type, tenant).spec));
     },
 
     // Section 11.4: an answer, not a refusal, for a payload that breaks the schema. The

@@ -44,6 +44,8 @@ import { resolveForWrite } from "./schema-refs.js";
 import { WorkSlices } from "./work-slices.js";
 import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
 import type { TrustGate } from "./trust-gate.js";
+import { ApprovalPolicy, ApprovalState, type Approval } from "../domain/trust/approval-policy.js";
+import { approvalView } from "../domain/query/agent-view.js";
 import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../domain/model/subject-claims.js";
 
 export const MAX_WRITE_ATTEMPTS = 5;
@@ -250,6 +252,8 @@ export class Registrar {
     // types' capabilities as the store has them, not as a lagging view does.
     if (settings.duplicateCapabilities === "reject" && !opts.static && view.get(agentType)?.spec !== spec) await catchUp();
 
+    const approvalPolicy = this.deps.trust?.approvalPolicy(spec.tenant_scope ?? null) ?? ApprovalPolicy.Auto;
+    let approval: Approval | undefined;
     let attempts = 0;
     let releaseSubject: string | null = null;
     let replaced = false;
@@ -264,7 +268,7 @@ export class Registrar {
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(trust ? { trust } : {}) },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(trust ? { trust } : {}), approvalPolicy },
         current,
         { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),
@@ -303,6 +307,7 @@ export class Registrar {
       holdingRevision = plan.holdsSpec ? specRevision : 0;
       releaseSubject = plan.releaseSubject;
       replaced = plan.replaced;
+      approval = plan.approval;
       return this.deps.store.write(instanceKey(agentType, instanceId), instanceValue, plan.instanceWrite.expectedRevision);
     };
     let revision: number;
@@ -320,12 +325,18 @@ export class Registrar {
       const how = opts.static ? "by the registry file" : "with replace";
       this.deps.log?.warn({ agent_type: agentType, version: spec.version, instance_id: instanceId, static: opts.static === true }, `spec of an existing version overwritten ${how}`);
     }
+    // Under policy manual (docs/trust.md): the instance is stored, but routed to only once an operator approves its spec.
+    if (approval !== undefined && approval.state !== ApprovalState.Approved) {
+      const why = approval.state === ApprovalState.Pending ? "waits for an operator's approval" : "was rejected by an operator";
+      warnings.push(`spec ${spec.version} ${why}: the instance is stored but not routable until the spec is approved`);
+    }
     return {
       agent_type: agentType,
       version: spec.version,
       instance_id: instanceId,
       status,
       revision,
+      ...(approval !== undefined ? { approval: approvalView(approval) } : {}),
       heartbeat_subject: settings.heartbeatSubject(agentType, instanceId, typeof opts.tenant === "string" ? opts.tenant : null),
       heartbeat_interval_ms: interval,
       evict_after_ms: interval * settings.missedHeartbeats,

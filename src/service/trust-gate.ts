@@ -10,6 +10,7 @@ import { RegistryError } from "../domain/errors.js";
 import type { AgentSpec } from "../domain/spec/spec.js";
 import { presentedSignatures, type SignedDocument } from "../domain/trust/presented-signatures.js";
 import { TrustMode } from "../domain/trust/trust-document.js";
+import type { ApprovalPolicy } from "../domain/trust/approval-policy.js";
 import { trustRefusal } from "../domain/trust/trust-refusal.js";
 import type { TrustRoots } from "../domain/trust/trust-roots.js";
 import { verifySignatures, type Attestation } from "../domain/trust/verify-signatures.js";
@@ -26,6 +27,11 @@ export type Presented = { readonly document: SignedDocument | null } | { readonl
 
 export class TrustGate {
   constructor(private readonly roots: TrustRoots) {}
+
+  /** v1.2: the approval policy a registration of this tenant (null: shared) is stored under (approval-policy.ts). */
+  approvalPolicy(tenant: string | null): ApprovalPolicy {
+    return this.roots.approvalFor(tenant);
+  }
 
   /**
    * Cheap bounds on the body's signatures, run before the spec is imported or validated.

@@ -15,6 +15,7 @@ import type { ViewFeed } from "../service/view-feed.js";
 import type { Registrar } from "../service/registrar.js";
 import type { SchemaRegistrar } from "../service/schema-registrar.js";
 import type { QueryService } from "../service/queries.js";
+import type { Approvals } from "../service/approvals.js";
 import type { EvictorLease } from "../service/evictor-lease.js";
 import type { Evictor } from "../service/evictor.js";
 import { type FileWarnings } from "../service/static-registry.js";
@@ -65,6 +66,8 @@ export type UseCases = {
   registrar: Registrar;
   schemas: SchemaRegistrar;
   queries: QueryService;
+  /** v1.2: the approval gate's operator ops (docs/trust.md). */
+  approvals: Approvals;
   evictor: Evictor;
   lease: EvictorLease;
   fileWarnings: FileWarnings;

@@ -20,6 +20,7 @@ import type { StoreWriter } from "../domain/ports.js";
 import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 import { TrustGate } from "../service/trust-gate.js";
+import { Approvals } from "../service/approvals.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import type { Logger } from "../kit/logger.js";
@@ -62,6 +63,13 @@ export function buildUseCases(
     payloads,
     ...(cardSigner ? { cardSigner } : {}),
   });
+  const approvals = new Approvals({
+    store,
+    view,
+    clock,
+    listBytes: () => queries.listBytes(),
+    waitForRevision: (rev, ms) => viewFeed.waitForRevision(rev, ms),
+  });
   nats.events.onDown.push(() => {
     evictor.disconnected();
     fanout?.disconnected();
@@ -71,7 +79,7 @@ export function buildUseCases(
     fanout?.reconnected();
     viewFeed.restart("reconnected");
   });
-  return { feed: viewFeed, registrar, schemas, queries, evictor, lease, fileWarnings, fanout };
+  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout };
 }
 
 function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {

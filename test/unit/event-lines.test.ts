@@ -44,6 +44,21 @@ const SAMPLES: { [T in EventType]: { subject: string; data: EventData[T]; says: 
     data: { agent_type: "dep-api", dependency, node: "agent:dep-db@1.0.0", state: "live", providers: ["dep-db"], revision: 10 },
     says: ["agent:dep-db@1.0.0 is live again (provided by dep-db)"],
   },
+  "registry.agent.pending": {
+    subject: "acme-invoices",
+    data: { agent_type: "acme-invoices", version: "2.0.0", tenant_scope: "acme", state: "pending", by: null, reason: null, revision: 11 },
+    says: ["2.0.0", "waits for an operator's approval"],
+  },
+  "registry.agent.approved": {
+    subject: "acme-invoices",
+    data: { agent_type: "acme-invoices", version: "2.0.0", tenant_scope: "acme", state: "approved", by: "alice", reason: null, revision: 12 },
+    says: ["2.0.0", "approved by alice"],
+  },
+  "registry.agent.rejected": {
+    subject: "acme-invoices",
+    data: { agent_type: "acme-invoices", version: "2.0.0", tenant_scope: "acme", state: "rejected", by: "alice", reason: "calls an unvetted API", revision: 13 },
+    says: ["2.0.0", "rejected by alice: calls an unvetted API"],
+  },
   "registry.agent.heartbeat": {
     subject: "summarizer",
     data: { agent_type: "summarizer", instance_id: "i1", status: "ready", active_tasks: 2 },
@@ -85,9 +100,9 @@ describe("every event type has a readable line", () => {
   it("a type the protocol does not name shows its fields in words, never JSON, and data left out of a history page shows nothing", () => {
     expect(eventDetail({ type: "example.other", data: { a: 1 } })).toBe("a 1");
     expect(eventDetail({ type: "constructor", data: { a: 1 } })).toBe("a 1");
-    // An approval event, as a newer registry might publish it: agent_type is the line's subject, revision noise.
+    // An event of a type a newer registry might publish: agent_type is the line's subject, revision noise.
     const approval = { agent_type: "pg-api", instance_id: "i1", approved_by: "ops", reasons: ["signed", "reviewed"], card: { name: "x", skills: [] }, revision: 9 };
-    const detail = eventDetail({ type: "registry.agent.approved", data: approval });
+    const detail = eventDetail({ type: "registry.agent.certified", data: approval });
     expect(detail).toBe("instance id i1, approved by ops, reasons signed, reviewed, card 2 fields");
     expect(detail).not.toMatch(/[{}"]/);
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, "x".repeat(200)]));

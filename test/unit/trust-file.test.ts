@@ -43,4 +43,17 @@ describe("loadTrustFile", () => {
     const badKey = write("bad-key.json", { tenants: { acme: { mode: "require", jwks: { keys: [{ ...PUBLIC, x: "AAAA" }] }, signers: [{ kid: "k", publisher: "A", agent_types: ["*"] }] } } });
     await expect(loadTrustFile(badKey)).rejects.toThrow(/key k cannot be imported as ES256/);
   });
+
+  it("reads each tenant's approval policy (auto unless manual), with no mode needed beside it, and refuses another value", async () => {
+    const path = write("approval.json", { shared: { approval: "manual" }, tenants: { acme: { approval: "manual" }, globex: { mode: "off" } } });
+    const roots = await loadTrustFile(path);
+    expect(roots.approvalFor("acme")).toBe("manual");
+    expect(roots.approvalFor(null)).toBe("manual");
+    expect(roots.approvalFor("globex")).toBe("auto");
+    expect(roots.approvalFor("initech")).toBe("auto");
+    // a policy alone verifies nothing
+    expect(roots.enabled).toBe(false);
+    await expect(loadTrustFile(write("approval-typo.json", { tenants: { acme: { approval: "manually" } } }))).rejects.toThrow(/tenants\.acme\.approval: .*"auto"\|"manual"/);
+    await expect(loadTrustFile(write("approval-type.json", { shared: { approval: true } }))).rejects.toThrow(/shared\.approval/);
+  });
 });

@@ -20,7 +20,8 @@ import { deregisterMessage, registerMessage } from "../../domain/messages.js";
 import { parseHeartbeatMessage, parseMessage } from "../../domain/messages.js";
 import type { Registrar } from "../../service/registrar.js";
 import type { SchemaRegistrar } from "../../service/schema-registrar.js";
-import { schemaPutMessage } from "../../domain/messages.js";
+import { approveMessage, pendingQuery, rejectMessage, schemaPutMessage } from "../../domain/messages.js";
+import type { Approvals } from "../../service/approvals.js";
 import type { QueryService } from "../../service/queries.js";
 import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
@@ -36,6 +37,8 @@ export type EndpointDeps = {
   /** `registry.schema.put.<name>` (PROTOCOL.md section 11.1). */
   schemas: SchemaRegistrar;
   queries: QueryService;
+  /** v1.2: `registry.approval.*`, the approval gate's operator ops (docs/trust.md). */
+  approvals?: Approvals;
   log: Logger;
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
   observe?: (endpoint: string, outcome: string, seconds: number) => void;
@@ -108,6 +111,23 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     checkToken("name", name, SCHEMA_NAME_RE);
     return deps.schemas.put(name!, parseMessage(schemaPutMessage, body, "schema put"));
   });
+  const approvals = deps.approvals;
+  if (approvals) {
+    // v1.2 (docs/trust.md, "The approval gate"): operators only, by NATS permissions (deploy/nats/auth.conf).
+    add("approval_approve", `${prefix}.approval.approve.*`, async ([, , agentType], body) => {
+      checkToken("agent_type", agentType, AGENT_TYPE_RE);
+      const msg = parseMessage(approveMessage, body, "approve");
+      deps.log.info({ agent_type: agentType, by: msg.by, version: msg.version }, "approval requested (operator)");
+      return approvals.decide(agentType!, { state: "approved", ...msg });
+    });
+    add("approval_reject", `${prefix}.approval.reject.*`, async ([, , agentType], body) => {
+      checkToken("agent_type", agentType, AGENT_TYPE_RE);
+      const msg = parseMessage(rejectMessage, body, "reject");
+      deps.log.info({ agent_type: agentType, by: msg.by, version: msg.version, reason: msg.reason }, "rejection requested (operator)");
+      return approvals.decide(agentType!, { state: "rejected", ...msg });
+    });
+    add("approval_pending", `${prefix}.approval.pending`, async (_tokens, body) => approvals.pending(parseMessage(pendingQuery, body, "pending")));
+  }
   for (const op of QUERY_OPS) {
     // Only lookups repeat often enough to be worth answering from the request's bytes.
     add(

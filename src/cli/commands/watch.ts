@@ -44,6 +44,17 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
       detail = `${event.data.node} is ${words(event.data.state)} again${providedBy(event.data.providers)}`;
       paint = c.green;
       break;
+    case "registry.agent.pending":
+      detail = `${event.data.version} waits for an operator's approval`;
+      paint = c.yellow;
+      break;
+    case "registry.agent.approved":
+    case "registry.agent.rejected": {
+      const d = event.data;
+      detail = `${d.version} ${d.state}${d.by === null ? "" : ` by ${d.by}`}${d.reason === null ? "" : `: ${d.reason}`}`;
+      paint = d.state === "approved" ? c.green : c.red;
+      break;
+    }
     case "registry.agent.heartbeat":
       detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
       break;

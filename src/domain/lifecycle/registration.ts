@@ -9,6 +9,7 @@ import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus }
 import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../model/records.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { Attestation } from "../trust/verify-signatures.js";
+import { approvalOnRegister, ApprovalPolicy, type Approval } from "../trust/approval-policy.js";
 import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
 import type { StoredClaim } from "../model/subject-claims.js";
 import { ownerName, planClaim, type ClaimWrite } from "./subject-claim.js";
@@ -36,6 +37,8 @@ export type RegisterCommand = {
   readonly replace?: boolean;
   /** v1.2: the registration's verified signature (docs/trust.md); absent: unverified. */
   readonly trust?: Attestation;
+  /** v1.2: the tenant's approval policy (docs/trust.md, "The approval gate"); absent: auto. */
+  readonly approvalPolicy?: ApprovalPolicy;
 };
 
 /** What the view knows about the rest of the fleet, for the rules that span agent types. */
@@ -62,6 +65,8 @@ export type RegisterPlan = {
   readonly holdsSpec: boolean;
   /** The stored spec of the same version was overwritten with a different one (replace). */
   readonly replaced: boolean;
+  /** v1.2: the approval of the spec the record holds once the plan is applied; undefined: approved (auto). */
+  readonly approval: Approval | undefined;
   readonly notes: string[];
 };
 
@@ -102,6 +107,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   // instance back rewrites the record even when unchanged: the CAS on its revision then races
   // the sweep's CAS delete and exactly one wins (a lost registration retries and re-creates
   // the record) instead of leaving a live instance with no spec behind it.
+  const approval = approvalOnRegister(cmd.approvalPolicy ?? ApprovalPolicy.Auto, stored, cmd.spec, cmd.static === true);
   const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
   const agentWrite =
     revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust)))
@@ -113,6 +119,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
             updated_at: now,
             ...(cmd.static ? { static: true } : {}),
             ...(cmd.trust ? { trust: cmd.trust } : {}),
+            ...(approval ? { approval } : {}),
           },
           expectedRevision: current.agent?.revision ?? 0,
         }
@@ -145,6 +152,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
     specChanged,
     holdsSpec: agentWrite !== null || !differs,
     replaced,
+    approval: agentWrite !== null ? approval : stored?.approval,
     notes,
   };
 }

@@ -4,6 +4,7 @@
  * record, except `observed_at`); the wire shows them as ISO 8601.
  */
 import type { Attestation } from "../trust/verify-signatures.js";
+import type { Approval } from "../trust/approval-policy.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID } from "../../protocol/states.js";
@@ -66,6 +67,8 @@ export type AgentState = {
   readonly deregistered_at: number | null;
   /** v1.2: how the stored spec was verified (docs/trust.md); absent: unverified. */
   readonly trust?: Attestation | undefined;
+  /** v1.2: the stored spec's approval (docs/trust.md, "The approval gate"); absent: approved. */
+  readonly approval?: Approval | undefined;
 };
 
 /** Aggregate status of an agent from its live instances (PROTOCOL.md section 2, AgentView). */

@@ -10,9 +10,10 @@ import semver from "semver";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 import { AGENT_TYPE_RE, INSTANCE_ID_RE } from "../../protocol/ids.js";
 import { AGENT_KINDS } from "../../protocol/spec.js";
-import { InstanceStatus, RemovalReason } from "../../protocol/states.js";
+import { ApprovalState, InstanceStatus, RemovalReason } from "../../protocol/states.js";
 import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./record-types.js";
 import type { Attestation } from "../trust/verify-signatures.js";
+import type { Approval } from "../trust/approval-policy.js";
 import {
   anyObject,
   arrayOf,
@@ -113,6 +114,13 @@ const attestation: ShapeOf<Attestation> = {
   verified_at: number,
 };
 
+const approval: ShapeOf<Approval> = {
+  state: oneOf(Object.values(ApprovalState)),
+  by: optional(string),
+  at: optional(number),
+  reason: optional(string),
+};
+
 const agentRecord: ShapeOf<AgentRecord> = {
   kind: oneOf(["agent"]),
   spec: objectOf(spec),
@@ -120,6 +128,7 @@ const agentRecord: ShapeOf<AgentRecord> = {
   updated_at: number,
   static: optional(boolean),
   trust: optional(objectOf(attestation)),
+  approval: optional(objectOf(approval)),
 };
 
 const liveInstance: ShapeOf<LiveInstanceRecord> = {

@@ -6,6 +6,7 @@ import type { AgentSpec } from "../spec/spec.js";
 import type { InstanceStatus } from "./model.js";
 import type { RemovalReason } from "../../protocol/states.js";
 import type { Attestation } from "../trust/verify-signatures.js";
+import type { Approval } from "../trust/approval-policy.js";
 
 /** `agents.<agent_type>`: the spec every instance of the type shares. */
 export type AgentRecord = {
@@ -20,6 +21,11 @@ export type AgentRecord = {
    * (docs/trust.md). Absent: unverified (no trust, or none presented), as in every older record.
    */
   readonly trust?: Attestation;
+  /**
+   * v1.2: where the spec stands in its tenant's approval gate (docs/trust.md). Absent:
+   * approved (policy auto, a registry-file entry, or a record written before v1.2).
+   */
+  readonly approval?: Approval;
 };
 
 /** `instances.<agent_type>.<instance_id>` while the instance is live. */

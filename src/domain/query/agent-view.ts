@@ -4,7 +4,8 @@
  */
 import type { AgentState, InstanceState } from "../model/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
-import type { AgentView, CapabilityView, InstanceView, TrustView } from "../../protocol/messages.js";
+import type { AgentView, ApprovalView, CapabilityView, InstanceView, TrustView } from "../../protocol/messages.js";
+import type { Approval } from "../trust/approval-policy.js";
 import type { ToolAnnotations } from "../../protocol/spec.js";
 import { effectiveAnnotations } from "../interop/mcp/tool.js";
 import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
@@ -59,6 +60,7 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
     instances_next_cursor: null,
     trust: trustView(a),
   };
+  if (a.approval !== undefined) view.approval = approvalView(a.approval);
   if (!page) {
     view.instances = sorted.map(instanceView);
     return view;
@@ -72,6 +74,16 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
   view.instances = taken.items;
   view.instances_next_cursor = taken.next_cursor === null ? null : encodeCursor(taken.next_cursor);
   return view;
+}
+
+/** v1.2: a stored spec's approval as get, list and pending show it (absent under auto). */
+export function approvalView(a: Approval): ApprovalView {
+  return {
+    state: a.state,
+    ...(a.by !== undefined ? { by: a.by } : {}),
+    ...(a.at !== undefined ? { at: iso(a.at) } : {}),
+    ...(a.reason !== undefined ? { reason: a.reason } : {}),
+  };
 }
 
 /** v1.2: how the stored spec was verified, as get, list and find show it. */

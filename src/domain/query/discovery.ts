@@ -10,6 +10,7 @@ import type { AgentState } from "../model/model.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { AgentKind } from "../../protocol/spec.js";
 import { ofKind } from "./filters.js";
+import { isRoutable } from "../trust/approval-policy.js";
 
 export const DiscoverStatus = { Ready: "ready", Busy: "busy", Unavailable: "unavailable" } as const;
 export type DiscoverStatus = (typeof DiscoverStatus)[keyof typeof DiscoverStatus];
@@ -90,7 +91,8 @@ export function find(index: AgentIndex, query: FindQuery, tenant: string | null)
   const out: AgentState[] = [];
   for (const t of types) {
     const agent = index.get(t);
-    if (agent && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant)) out.push(agent);
+    // A spec waiting for (or refused) an operator's approval is not found (approval-policy.ts).
+    if (agent && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && isRoutable(agent.approval)) out.push(agent);
   }
   return out.sort((a, b) => (a.agent_type < b.agent_type ? -1 : a.agent_type > b.agent_type ? 1 : 0));
 }

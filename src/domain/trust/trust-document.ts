@@ -6,6 +6,7 @@
  * fetched nor used, since whoever signs would then also choose the key that checks them.
  */
 import { z } from "zod";
+import { ApprovalPolicy } from "./approval-policy.js";
 
 export const TrustMode = { Off: "off", VerifyIfPresent: "verify-if-present", Require: "require" } as const;
 export type TrustMode = (typeof TrustMode)[keyof typeof TrustMode];
@@ -44,7 +45,10 @@ const signerGrant = z.object({
 
 const tenantTrust = z
   .object({
-    mode: z.enum([TrustMode.Off, TrustMode.VerifyIfPresent, TrustMode.Require]),
+    /** Absent: off, so a tenant named only for its approval policy verifies nothing. */
+    mode: z.enum([TrustMode.Off, TrustMode.VerifyIfPresent, TrustMode.Require]).default(TrustMode.Off),
+    /** v1.2, the approval gate (approval-policy.ts): `auto` (the default) or `manual`. */
+    approval: z.enum([ApprovalPolicy.Auto, ApprovalPolicy.Manual]).default(ApprovalPolicy.Auto),
     jwks: jwkSet.optional(),
     /** Relative to the trust file's directory. */
     jwks_file: z.string().min(1).max(4096).optional(),

@@ -5,6 +5,7 @@
  * with jose, never parsed by hand.
  */
 import { importJWK } from "jose";
+import { ApprovalPolicy } from "./approval-policy.js";
 import { jwkSet, TrustMode, type PublicJwk, type TenantTrustDocument, type TrustDocument } from "./trust-document.js";
 
 /** A key as jose imports it (a WebCrypto key). */
@@ -21,7 +22,7 @@ export type SignerGrant = {
   readonly notAfter?: number;
 };
 
-export type TenantTrust = { readonly mode: TrustMode; readonly keys: ReadonlyMap<string, TrustedKey>; readonly signers: readonly SignerGrant[] };
+export type TenantTrust = { readonly mode: TrustMode; readonly approval: ApprovalPolicy; readonly keys: ReadonlyMap<string, TrustedKey>; readonly signers: readonly SignerGrant[] };
 
 /** Where `jwks_file` is read from: the file adapter resolves it beside the trust file. */
 export type JwksReader = (path: string) => Promise<unknown>;
@@ -39,6 +40,12 @@ export class TrustRoots {
   forTenant(tenant: string | null): TenantTrust | undefined {
     const trust = tenant === null ? this.shared : this.tenants.get(tenant);
     return trust?.mode === TrustMode.Off ? undefined : trust;
+  }
+
+  /** The approval policy of a tenant's registrations (null: shared agents); auto unless the file says manual. */
+  approvalFor(tenant: string | null): ApprovalPolicy {
+    const trust = tenant === null ? this.shared : this.tenants.get(tenant);
+    return trust?.approval ?? ApprovalPolicy.Auto;
   }
 
   /** Whether any tenant verifies at all: if none, registration skips every trust step. */
@@ -86,5 +93,5 @@ async function tenantTrustOf(t: TenantTrustDocument, where: string, readJwks: Jw
     };
   });
   if (t.mode !== TrustMode.Off && signers.length === 0) throw new Error(`${where}: mode ${t.mode} with no signers would refuse every signature`);
-  return { mode: t.mode, keys, signers };
+  return { mode: t.mode, approval: t.approval, keys, signers };
 }

@@ -4,16 +4,17 @@
  * provider appears, `removed` when the last one goes, `updated` otherwise.
  */
 import { AgentStatus } from "../model/model.js";
+import { isRoutable, type Approval } from "../trust/approval-policy.js";
 import type { DerivedEvent } from "./events.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 
-/** Ready capabilities by name (empty unless the agent is ready): the before/after of a change. */
+/** Ready capabilities by name (empty unless the agent is ready and its spec routable, approval-policy.ts): the before/after of a change. */
 export type ReadyCapabilities = ReadonlyMap<string, Capability>;
 
 const NONE: ReadyCapabilities = new Map();
 
-export function readyCapabilities(agent: { status: AgentStatus; caps: ReadyCapabilities } | undefined): ReadyCapabilities {
-  return agent !== undefined && agent.status === AgentStatus.Ready ? agent.caps : NONE;
+export function readyCapabilities(agent: { status: AgentStatus; caps: ReadyCapabilities; approval?: Approval | undefined } | undefined): ReadyCapabilities {
+  return agent !== undefined && agent.status === AgentStatus.Ready && isRoutable(agent.approval) ? agent.caps : NONE;
 }
 
 export function capabilitiesByName(spec: AgentSpec): Map<string, Capability> {

@@ -25,7 +25,10 @@ type DerivedType =
   | "registry.agent.status_changed"
   | "registry.capability.changed"
   | "registry.agent.dependency_lost"
-  | "registry.agent.dependency_restored";
+  | "registry.agent.dependency_restored"
+  | "registry.agent.pending"
+  | "registry.agent.approved"
+  | "registry.agent.rejected";
 
 /** A derived event before it gets its envelope; `subject` is the agent_type or capability. */
 export type DerivedEvent = { [T in DerivedType]: { type: T; subject: string; data: EventData[T] } }[DerivedType];

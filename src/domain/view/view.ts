@@ -7,6 +7,8 @@
  * ReadonlyMap/readonly types.
  */
 import type { Attestation } from "../trust/verify-signatures.js";
+import { isRoutable, type Approval } from "../trust/approval-policy.js";
+import { approvalEvent } from "./approval-events.js";
 import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
 import {
   agentKey,
@@ -62,6 +64,8 @@ type MutableAgent = {
   static: boolean;
   /** v1.2: the stored spec's verification (records.ts); undefined: unverified. */
   trust: Attestation | undefined;
+  /** v1.2: the stored spec's approval (approval-policy.ts); undefined: approved. */
+  approval: Approval | undefined;
   /** Capability name -> the capability in the spec, computed once per spec. */
   caps: ReadonlyMap<string, Capability>;
   /** The size of the spec key's value in the bucket (stored-bytes.ts). */
@@ -423,6 +427,8 @@ export class RegistryView {
     }
     this.schemas.changed(agentType);
     let agent: MutableAgent;
+    let approvalBefore: Approval | undefined;
+    const existingSpec = existing?.spec;
     if (existing) {
       this.index.remove(agentType, existing.spec);
       const tenantBefore = existing.spec.tenant_scope;
@@ -437,6 +443,8 @@ export class RegistryView {
       agent.revision = entry.revision;
       agent.static = record.static === true;
       agent.trust = record.trust;
+      approvalBefore = agent.approval;
+      agent.approval = record.approval;
       agent.caps = capabilitiesByName(record.spec);
     } else {
       agent = {
@@ -452,6 +460,7 @@ export class RegistryView {
         left_at: 0,
         static: record.static === true,
         trust: record.trust,
+        approval: record.approval,
         caps: capabilitiesByName(record.spec),
         stored: valueBytes(entry.value.length, entry.key.length),
       };
@@ -470,7 +479,9 @@ export class RegistryView {
     if (this.deferred(agentType)) return [];
     this.refreshStatus(agent);
     this.notify(agentType, agent);
-    return capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
+    const changes = capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
+    const decided = approvalEvent(agent.agent_type, agent.spec, existing === undefined ? undefined : { spec: existingSpec!, approval: approvalBefore }, record.approval, entry.revision);
+    return decided === undefined ? changes : [decided, ...changes];
   }
 
   private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): DerivedEvent[] {
@@ -638,7 +649,10 @@ export class RegistryView {
 
   readyProviders(capability: string): string[] {
     const out: string[] = [];
-    for (const t of this.providersOf(capability)) if (this.agents.get(t)?.status === AgentStatus.Ready) out.push(t);
+    for (const t of this.providersOf(capability)) {
+      const agent = this.agents.get(t);
+      if (agent?.status === AgentStatus.Ready && isRoutable(agent.approval)) out.push(t);
+    }
     return out.sort();
   }
 
@@ -656,9 +670,10 @@ export class RegistryView {
 
 
 function agentRecordOf(a: MutableAgent): AgentRecord {
-  const { spec, registered_at, updated_at, trust } = a;
+  const { spec, registered_at, updated_at, trust, approval } = a;
   const record: AgentRecord = a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
-  return trust === undefined ? record : { ...record, trust };
+  const withTrust = trust === undefined ? record : { ...record, trust };
+  return approval === undefined ? withTrust : { ...withTrust, approval };
 }
 const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
 

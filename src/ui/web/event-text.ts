@@ -21,6 +21,9 @@ const DETAIL: Record<EventType, (d: Fields) => string> = {
   [EventType.CapabilityChanged]: (d) => `${v(d, "change")}, providers: ${names(d, "providers")}`,
   [EventType.DependencyLost]: (d) => `lost ${v(d, "node")}: ${words(v(d, "state"))}${providedBy(d)}`,
   [EventType.DependencyRestored]: (d) => `${v(d, "node")} is ${words(v(d, "state"))} again${providedBy(d)}`,
+  [EventType.AgentPending]: (d) => `v${v(d, "version")} waits for an operator's approval`,
+  [EventType.AgentApproved]: (d) => `v${v(d, "version")} approved${d["by"] ? ` by ${v(d, "by")}` : ""}`,
+  [EventType.AgentRejected]: (d) => `v${v(d, "version")} rejected${d["by"] ? ` by ${v(d, "by")}` : ""}${d["reason"] ? `: ${v(d, "reason")}` : ""}`,
   [EventType.AgentHeartbeat]: (d) => `${v(d, "instance_id")} ${v(d, "status")}, ${v(d, "active_tasks") || "unknown"} active tasks`,
   [EventType.SelfPreservationAlert]: (d) =>
     `${d["active"] ? "evictions paused" : "evictions resumed"}: ${v(d, "overdue")} of ${v(d, "live")} live instances overdue (share ${v(d, "ratio")}, threshold ${v(d, "threshold")})`,
