@@ -10,6 +10,7 @@ import { COMMON_OPTIONS, ExitCode, UsageError, createContext, describeFailure, t
 import { BIN, commandHelp, mainHelp } from "./help.js";
 import { packageVersion } from "../version.js";
 import { auditCommand } from "./commands/audit.js";
+import { approveCommand, pendingCommand, rejectCommand } from "./commands/approval.js";
 import { cardCommand } from "./commands/card.js";
 import { checkCommand } from "./commands/check.js";
 import { deregisterCommand } from "./commands/deregister.js";
@@ -47,6 +48,9 @@ export const COMMANDS: readonly Command[] = [
   schemaCommand,
   registerCommand,
   deregisterCommand,
+  pendingCommand,
+  approveCommand,
+  rejectCommand,
   watchCommand,
   historyCommand,
   validateCommand,

@@ -11,6 +11,11 @@ import { InvalidRequestError, RegistryTimeoutError, decodeReply, requestFailure 
 import type {
   A2aVersion,
   AgentView,
+  ApprovalReply,
+  ApproveRequest,
+  PendingReply,
+  PendingRequest,
+  RejectRequest,
   CardReply,
   CardRequest,
   CheckReply,
@@ -350,6 +355,24 @@ export class RegistryClient {
    */
   async putSchema(name: string, req: SchemaPutRequest, opts: { timeoutMs?: number } = {}): Promise<SchemaPutReply> {
     return this.request(this.subjects.schemaPut(token("schema name", name, SCHEMA_NAME_RE)), req, opts.timeoutMs);
+  }
+
+  // ---- the approval gate (v1.2, docs/trust.md): operators only, whatever this client's tenant ----
+
+  /** Approves the stored spec of an agent type waiting under policy manual (or rejected before): it becomes routable. */
+  async approve(agentType: string, req: ApproveRequest, opts: { timeoutMs?: number } = {}): Promise<ApprovalReply> {
+    return this.request(this.subjects.approve(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+  }
+
+  /** Rejects the stored spec of an agent type, saying why (an approved one is withdrawn from routing). */
+  async reject(agentType: string, req: RejectRequest, opts: { timeoutMs?: number } = {}): Promise<ApprovalReply> {
+    return this.request(this.subjects.reject(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+  }
+
+  /** One page of the specs waiting for a decision (or, with `state: "rejected"`, rejected), all tenants unless `tenant` names one. */
+  async pending(req: PendingRequest = {}, opts: QueryOptions = {}): Promise<PendingReply> {
+    const body = opts.minRevision !== undefined ? { ...req, min_revision: opts.minRevision } : req;
+    return this.request(this.subjects.pending, body, opts.timeoutMs);
   }
 
   // ---- writes ----

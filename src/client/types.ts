@@ -18,9 +18,13 @@ export type {
   SupportedPattern,
   ToolAnnotations,
 } from "../protocol/spec.js";
-export type { AgentStatus, InstanceStatus, RemovalReason } from "../protocol/states.js";
+export type { AgentStatus, ApprovalState, InstanceStatus, RemovalReason } from "../protocol/states.js";
 export type {
+  AgentApprovedEvent,
   AgentDeregisteredEvent,
+  AgentPendingEvent,
+  AgentRejectedEvent,
+  ApprovalData,
   AgentHeartbeatEvent,
   AgentRegisteredEvent,
   AgentStatusChangedEvent,
