@@ -213,6 +213,24 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     await expectPublishRefused(coordinator, registrySeen, S.schemaPut("Address"), S.query("schemas"));
   });
 
+  it("lets only operators approve, reject and list pending specs (v1.2): agents, tenants' agents and coordinators are refused", async () => {
+    const operator = await connectAs("operator", "_INBOX_operator");
+    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices"), S.pending]) {
+      const reply = await operator.nc.request(subject, "{}", { timeout: 2_000 });
+      expect(reply.json()).toEqual({ ok: true, subject });
+    }
+    const acmeAgent = await connectAs("agent-acme-invoices", "_INBOX_acme-invoices");
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
+    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices"), S.pending]) {
+      await expectPublishRefused(acmeAgent, registrySeen, subject, S.register("acme-invoices", "acme"));
+      await expectPublishRefused(agent, registrySeen, subject, S.register("code-reviewer"));
+      await expectPublishRefused(coordinator, registrySeen, subject, S.query("lookup"));
+      await expectPublishRefused(acme, registrySeen, subject, S.query("lookup", "acme"));
+    }
+  });
+
   it("confines a tenant coordinator to its tenant's subjects", async () => {
     const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
     const reply = await acme.nc.request(S.query("lookup", "acme"), "{}", { timeout: 2_000 });

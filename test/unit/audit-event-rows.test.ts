@@ -24,6 +24,17 @@ describe("toRow", () => {
     expect(toRow(4, event("registry.agent.status_changed", "acme-bot", {}), book).tenant).toBeNull();
   });
 
+  it("gives the approval gate's events (v1.2) their tenant, though a pending event comes before the agent's registered event", () => {
+    const book = new TenantBook();
+    const pending = toRow(1, event("registry.agent.pending", "acme-bot", { agent_type: "acme-bot", version: "1.0.0", tenant_scope: "acme", state: "pending", by: null, reason: null }), book);
+    expect(pending).toMatchObject({ type: "registry.agent.pending", agentType: "acme-bot", tenant: "acme" });
+    expect(toRow(2, event("registry.agent.registered", "acme-bot", { tenant_scope: "acme" }), book).tenant).toBe("acme");
+    const rejected = toRow(3, event("registry.agent.rejected", "acme-bot", { tenant_scope: "acme", state: "rejected", by: "alice", reason: "unvetted" }), book);
+    expect(rejected).toMatchObject({ agentType: "acme-bot", tenant: "acme" });
+    expect(JSON.parse(rejected.eventJson)).toMatchObject({ data: { by: "alice", reason: "unvetted" } });
+    expect(toRow(4, event("registry.agent.approved", "shared-bot", { tenant_scope: null, state: "approved", by: "alice", reason: null }), book).tenant).toBeNull();
+  });
+
   it("hides the events of an agent type whose registration it never saw", () => {
     expect(toRow(1, event("registry.agent.deregistered", "unknown", {}), new TenantBook()).tenant).toBe(HIDDEN_TENANT);
   });

@@ -1,0 +1,161 @@
+/**
+ * The approval gate (docs/trust.md) on a real registry under deploy/nats/auth.conf: tenant acme
+ * is set to manual, shared agents stay auto. A new acme agent is not routable by any query of
+ * acme's coordinator until the operator approves it; acme's agent user and the coordinators are
+ * refused the operator's subjects by NATS; a changed spec of the approved type takes the type
+ * out of routing until decided, and the operator's rejection keeps it out; each decision is a
+ * stored event with who decided and why. A shared agent routes at once, as in v1.1.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
+import { connect, PermissionDeniedError, RegistryClient, type AgentSpecInput, type RegistryEvent } from "../../src/client/index.js";
+import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
+import { ensureBuilt, runCli } from "../harness/cli.js";
+import { waitFor } from "../harness/wait.js";
+
+const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
+const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
+const password = (user: string) => PASSWORDS.get(user) ?? "";
+const INBOX: Record<string, string> = { "agent-acme-invoices": "_INBOX_acme-invoices", "agent-code-reviewer": "_INBOX_code-reviewer" };
+
+const acmeSpec = (extra: Record<string, unknown> = {}) => spec("acme-invoices", { owner_team: "acme-finance", ...extra }) as AgentSpecInput;
+
+describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy/nats/auth.conf", () => {
+  let dir: string;
+  let server: NatsServerHandle;
+  let registry: TestRegistry;
+  const conns: NatsConnection[] = [];
+  const events: RegistryEvent[] = [];
+  let operator: RegistryClient;
+  let acmeCoordinator: RegistryClient;
+
+  const as = async (user: string, tenant?: string): Promise<RegistryClient> => {
+    const nc = await connect({ servers: server.url, user, pass: password(user), inboxPrefix: INBOX[user] ?? `_INBOX_${user}` });
+    conns.push(nc);
+    return new RegistryClient(nc, tenant !== undefined ? { tenant } : {});
+  };
+  const cli = (...args: string[]) =>
+    runCli(args, { NATS_URL: server.url, NATS_USER: "operator", NATS_PASSWORD: password("operator"), NATS_INBOX_PREFIX: "_INBOX_operator" });
+
+  /** Which of acme's coordinator's queries return acme-invoices now. */
+  async function routedBy(client: RegistryClient, type = "acme-invoices"): Promise<string[]> {
+    const cap = `${type}.run`;
+    const hits: string[] = [];
+    if ((await client.lookup(cap)).providers.some((p) => p.agent_type === type)) hits.push("lookup");
+    if (await client.route({ skill: cap }).then((r) => r.agent_type === type, () => false)) hits.push("route");
+    if ((await client.find({ skill: cap })).agents.some((a) => a.agent_type === type)) hits.push("find");
+    if ((await client.search(`${type} agent`)).results.some((r) => r.agent_type === type)) hits.push("search");
+    if ((await client.discover({})).agents.some((a) => a.id === type)) hits.push("discover");
+    if ((await client.capabilities()).capabilities.some((c) => c.providers.includes(type))) hits.push("capabilities");
+    return hits;
+  }
+  const ALL = ["lookup", "route", "find", "search", "discover", "capabilities"];
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), "approval-gate-"));
+    writeFileSync(join(dir, "trust.json"), JSON.stringify({ tenants: { acme: { approval: "manual" } } }));
+    server = await startNatsServer({ configText: AUTH_CONF, jetstream: true });
+    // The subjects, bucket and stream of auth.conf are the defaults of src/config/service.ts.
+    registry = await startRegistry(server.url, {
+      prefix: "registry",
+      bucket: "agent-registry",
+      eventsStream: "REGISTRY_EVENTS",
+      natsUser: "registry",
+      natsPassword: password("registry"),
+      trustFile: join(dir, "trust.json"),
+    });
+    operator = await as("operator");
+    const operatorNc = conns.at(-1)!;
+    const watch = operatorNc.subscribe("registry.agent.>");
+    void (async () => {
+      for await (const m of watch) events.push(m.json<RegistryEvent>());
+    })();
+    await operatorNc.flush();
+    acmeCoordinator = await as("coordinator-acme", "acme");
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(conns.map((nc) => nc.close()));
+    await registry?.stop();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a new acme agent is stored pending and routed by none of acme's queries", async () => {
+    const agent = await as("agent-acme-invoices", "acme");
+    const reply = await agent.register({ spec: acmeSpec(), instance_id: "inv-1" });
+    expect(reply.approval).toEqual({ state: "pending" });
+    expect(reply.warnings.join("\n")).toMatch(/waits for an operator's approval/);
+    const { agent: view } = await acmeCoordinator.get("acme-invoices", { minRevision: reply.revision });
+    expect(view).toMatchObject({ approval: { state: "pending" }, instance_count: 1, status: "ready" });
+    expect(await routedBy(acmeCoordinator)).toEqual([]);
+    await waitFor(() => events.some((e) => e.type === "registry.agent.pending" && e.subject === "acme-invoices"), { message: "the pending event" });
+  });
+
+  it("acme's agent user and the coordinators cannot approve or list pending specs: NATS refuses them", async () => {
+    const agent = await as("agent-acme-invoices", "acme");
+    const shared = await as("coordinator");
+    for (const client of [agent, shared, acmeCoordinator]) {
+      const approve = await client.approve("acme-invoices", { by: "mallory" }).catch((e: unknown) => e);
+      expect(approve).toBeInstanceOf(PermissionDeniedError);
+      expect((approve as PermissionDeniedError).subject).toBe("registry.approval.approve.acme-invoices");
+      expect(await client.reject("acme-invoices", { by: "mallory", reason: "x" }).catch((e: unknown) => e)).toBeInstanceOf(PermissionDeniedError);
+      expect(await client.pending().catch((e: unknown) => e)).toBeInstanceOf(PermissionDeniedError);
+    }
+    // Nothing was decided.
+    expect((await operator.pending()).agents.map((a) => [a.agent_type, a.approval?.state])).toEqual([["acme-invoices", "pending"]]);
+  });
+
+  it("the operator lists and approves it with the CLI, and then every query of acme routes to it", async () => {
+    const pending = await cli("pending");
+    expect(pending.stderr).toBe("");
+    expect(pending.stdout).toMatch(/^AGENT TYPE +VERSION +TENANT +INSTANCES +OWNER +VERIFIED +REVISION\nacme-invoices +1\.0\.0 +acme +1 +acme-finance +no +\d+\n$/);
+    const approved = await cli("approve", "acme-invoices", "--version", "1.0.0", "--by", "alice");
+    expect(approved).toMatchObject({ code: 0, stderr: "" });
+    expect(approved.stdout).toMatch(/^acme-invoices 1\.0\.0 \(tenant acme\) approved by alice; routable now \(revision \d+\)\n$/);
+    await waitFor(async () => (await routedBy(acmeCoordinator)).length === ALL.length, { message: "routable after approval" });
+    expect(await routedBy(acmeCoordinator)).toEqual(ALL);
+    await waitFor(() => events.some((e) => e.type === "registry.agent.approved"), { message: "the approved event" });
+    expect(events.find((e) => e.type === "registry.agent.approved")!.data).toMatchObject({ agent_type: "acme-invoices", version: "1.0.0", tenant_scope: "acme", state: "approved", by: "alice", reason: null });
+    expect(await cli("pending")).toMatchObject({ code: 0, stdout: "no specs waiting for approval\n" });
+  });
+
+  it("a changed spec of the approved type stops the type routing; the operator's rejection keeps it out, with the reason in its event", async () => {
+    const agent = await as("agent-acme-invoices", "acme");
+    const changed = await agent.register({ spec: acmeSpec({ version: "1.1.0", description: "acme-invoices agent, now mailing invoices out" }), instance_id: "inv-2" });
+    expect(changed.approval).toEqual({ state: "pending" });
+    await acmeCoordinator.get("acme-invoices", { minRevision: changed.revision });
+    expect(await routedBy(acmeCoordinator)).toEqual([]);
+
+    // A decision on the version reviewed before is refused: the stored spec is another.
+    const stale = await cli("approve", "acme-invoices", "--version", "1.0.0", "--by", "alice");
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/stored spec is version 1\.1\.0, not 1\.0\.0/);
+
+    const rejected = await cli("reject", "acme-invoices", "--by", "alice", "--reason", "mails invoices to addresses nobody vetted");
+    expect(rejected).toMatchObject({ code: 0, stderr: "" });
+    expect(rejected.stdout).toMatch(/^acme-invoices 1\.1\.0 \(tenant acme\) rejected by alice: mails invoices to addresses nobody vetted; not routable \(revision \d+\)\n$/);
+    await waitFor(() => events.some((e) => e.type === "registry.agent.rejected"), { message: "the rejected event" });
+    expect(events.find((e) => e.type === "registry.agent.rejected")!.data).toMatchObject({ version: "1.1.0", state: "rejected", by: "alice", reason: "mails invoices to addresses nobody vetted" });
+    expect(await routedBy(acmeCoordinator)).toEqual([]);
+    const list = await cli("pending", "--rejected", "--tenant", "acme");
+    expect(list.stdout).toMatch(/^acme-invoices +1\.1\.0 +acme +2 +acme-finance +no +\d+ +alice: mails invoices to addresses nobody vetted$/m);
+  });
+
+  it("a shared agent (policy auto) routes at once, with no approval anywhere, as in v1.1", async () => {
+    const agent = await as("agent-code-reviewer");
+    const reply = await agent.register({ spec: spec("code-reviewer") as AgentSpecInput });
+    expect(reply).not.toHaveProperty("approval");
+    expect(reply.warnings).toEqual([]);
+    const { agent: view } = await operator.get("code-reviewer", { minRevision: reply.revision });
+    expect(view).not.toHaveProperty("approval");
+    const coordinator = await as("coordinator");
+    expect(await routedBy(coordinator, "code-reviewer")).toEqual(ALL);
+    expect((await operator.pending({ tenant: null })).agents).toEqual([]);
+  });
+});
