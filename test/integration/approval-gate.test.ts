@@ -16,6 +16,11 @@ import { connect, PermissionDeniedError, RegistryClient, type AgentSpecInput, ty
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { ensureBuilt, runCli } from "../harness/cli.js";
 import { waitFor } from "../harness/wait.js";
+import { callTool, type ToolContext } from "../../src/mcp/tool-definition.js";
+import { registryTools } from "../../src/mcp/tools.js";
+import { loadDiscoveryConfig } from "../../src/config/discovery.js";
+import { createDiscoveryServer, type DiscoveryServer } from "../../src/discovery/http-server.js";
+import { silentLogger } from "../../src/kit/logger.js";
 
 const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
@@ -32,6 +37,7 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
   const events: RegistryEvent[] = [];
   let operator: RegistryClient;
   let acmeCoordinator: RegistryClient;
+  let front: DiscoveryServer;
 
   const as = async (user: string, tenant?: string): Promise<RegistryClient> => {
     const nc = await connect({ servers: server.url, user, pass: password(user), inboxPrefix: INBOX[user] ?? `_INBOX_${user}` });
@@ -55,6 +61,37 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
   }
   const ALL = ["lookup", "route", "find", "search", "discover", "capabilities"];
 
+  /** Which documents of the HTTP discovery front (acme's path) name acme-invoices. */
+  async function httpFinds(): Promise<string[]> {
+    const names = async (path: string, init?: RequestInit): Promise<boolean> => JSON.stringify(await (await fetch(`${front.url}/tenants/acme${path}`, init)).json()).includes("acme:acme-invoices");
+    const hits: string[] = [];
+    if (await names("/.well-known/ai-catalog.json")) hits.push("manifest");
+    if (await names("/agents")) hits.push("agents");
+    const search = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: { text: "acme-invoices agent" } }) };
+    if (await names("/search", search)) hits.push("search");
+    const card = await fetch(`${front.url}/tenants/acme/agents/acme-invoices/agent-card.json`);
+    if (card.status === 200) hits.push("card");
+    return hits;
+  }
+
+  /** Which MCP tools, run on this client (as `agent-registry mcp` runs them on its link), name acme-invoices. */
+  async function mcpFinds(client: RegistryClient): Promise<string[]> {
+    const ctx = { link: { client: async () => client }, delegateTimeoutMs: 1000, maxDelegateTimeoutMs: 2000 } as unknown as ToolContext;
+    const tools = new Map(registryTools({ delegate: false }).map((t) => [t.name, t]));
+    const calls = [
+      ["agents_discover", {}],
+      ["capability_lookup", { capability: "acme-invoices.run" }],
+      ["route", { skill: "acme-invoices.run" }],
+      ["search", { query: "acme-invoices agent" }],
+    ] as const;
+    const hits: string[] = [];
+    for (const [name, args] of calls) {
+      const result = await callTool(tools.get(name)!, args, ctx);
+      if (!result.isError && JSON.stringify(result.structuredContent ?? result.content).includes('"acme-invoices"')) hits.push(name);
+    }
+    return hits;
+  }
+
   beforeAll(async () => {
     await ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), "approval-gate-"));
@@ -77,9 +114,13 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     })();
     await operatorNc.flush();
     acmeCoordinator = await as("coordinator-acme", "acme");
+    // The HTTP discovery front, on the operator's connection (it queries every tenant's view).
+    front = createDiscoveryServer({ config: loadDiscoveryConfig({}, {}, { httpPort: 0, publisher: "example.com" }), nc: operatorNc, client: { prefix: "registry" }, log: silentLogger });
+    await front.listen();
   }, 180_000);
 
   afterAll(async () => {
+    await front?.close();
     await Promise.allSettled(conns.map((nc) => nc.close()));
     await registry?.stop();
     await server?.stop();
@@ -94,6 +135,8 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     const { agent: view } = await acmeCoordinator.get("acme-invoices", { minRevision: reply.revision });
     expect(view).toMatchObject({ approval: { state: "pending" }, instance_count: 1, status: "ready" });
     expect(await routedBy(acmeCoordinator)).toEqual([]);
+    expect(await mcpFinds(acmeCoordinator)).toEqual([]);
+    expect(await httpFinds()).toEqual([]);
     await waitFor(() => events.some((e) => e.type === "registry.agent.pending" && e.subject === "acme-invoices"), { message: "the pending event" });
   });
 
@@ -120,6 +163,8 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     expect(approved.stdout).toMatch(/^acme-invoices 1\.0\.0 \(tenant acme\) approved by alice; routable now \(revision \d+\)\n$/);
     await waitFor(async () => (await routedBy(acmeCoordinator)).length === ALL.length, { message: "routable after approval" });
     expect(await routedBy(acmeCoordinator)).toEqual(ALL);
+    expect(await mcpFinds(acmeCoordinator)).toEqual(["agents_discover", "capability_lookup", "route", "search"]);
+    expect(await httpFinds()).toEqual(["manifest", "agents", "search", "card"]);
     await waitFor(() => events.some((e) => e.type === "registry.agent.approved"), { message: "the approved event" });
     expect(events.find((e) => e.type === "registry.agent.approved")!.data).toMatchObject({ agent_type: "acme-invoices", version: "1.0.0", tenant_scope: "acme", state: "approved", by: "alice", reason: null });
     expect(await cli("pending")).toMatchObject({ code: 0, stdout: "no specs waiting for approval\n" });
@@ -143,6 +188,8 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     await waitFor(() => events.some((e) => e.type === "registry.agent.rejected"), { message: "the rejected event" });
     expect(events.find((e) => e.type === "registry.agent.rejected")!.data).toMatchObject({ version: "1.1.0", state: "rejected", by: "alice", reason: "mails invoices to addresses nobody vetted" });
     expect(await routedBy(acmeCoordinator)).toEqual([]);
+    expect(await mcpFinds(acmeCoordinator)).toEqual([]);
+    expect(await httpFinds()).toEqual([]);
     const list = await cli("pending", "--rejected", "--tenant", "acme");
     expect(list.stdout).toMatch(/^acme-invoices +1\.1\.0 +acme +2 +acme-finance +no +\d+ +alice: mails invoices to addresses nobody vetted$/m);
   });
