@@ -3,12 +3,14 @@
  * the registry's `list` order with its cursor as the token (discovery-api.ts listAgents); with a
  * filter, a bounded scan of the registry's pages in that order; with `orderBy`, the whole view
  * read, filtered and sorted for each page, up to MAX_ORDERED agents (past that, 400: sorting a
- * larger fleet per request would cost every request the fleet). Tokens are this front's,
+ * larger fleet per request would cost every request the fleet). A spec that waits for approval
+ * or was rejected is no entry (approved-view.ts). Tokens are this front's,
  * bound to the filter and order they were issued for, as POST /search's are.
  */
 import { createHash } from "node:crypto";
 import type { AgentView } from "../protocol/messages.js";
 import { invalidArgument } from "./ard-error.js";
+import { isApprovedView } from "./approved-view.js";
 import { catalogEntry, type CatalogEntry } from "./catalog-entry.js";
 import { listAgents, type ListResponse, type Scope } from "./discovery-api.js";
 import { passesListFilter, sortListed, type ListedEntry, type ListFilter, type OrderKey } from "./list-filter.js";
@@ -69,8 +71,9 @@ async function filteredPage(scope: Scope, q: AgentListQuery, filter: ListFilter,
   for (let read = 0; read < MAX_SCAN_PAGES; read++) {
     const reply = await scope.client.list({ status: [...LIVE_STATUSES], instances_limit: 1, limit: SCAN_PAGE, ...(cursor !== null ? { cursor } : {}) });
     for (let i = skip; i < reply.agents.length; i++) {
-      const item = listed(reply.agents[i]!, scope);
-      if (passesListFilter(item, filter)) items.push(item.entry);
+      const view = reply.agents[i]!;
+      const item = listed(view, scope);
+      if (isApprovedView(view) && passesListFilter(item, filter)) items.push(item.entry);
       if (items.length === q.pageSize) {
         const more = i + 1 < reply.agents.length || reply.next_cursor !== null;
         return done(more ? { cursor, skip: i + 1, offset: 0 } : undefined);
@@ -92,6 +95,7 @@ async function orderedPage(scope: Scope, q: AgentListQuery, orderBy: readonly Or
     seen += reply.agents.length;
     if (seen > MAX_ORDERED) throw invalidArgument(`orderBy sorts a view of at most ${MAX_ORDERED} agents and this one has more: page without orderBy, in the registry's order`);
     for (const view of reply.agents) {
+      if (!isApprovedView(view)) continue;
       const item = listed(view, scope);
       if (!q.filter || passesListFilter(item, q.filter)) all.push(item);
     }

@@ -67,6 +67,7 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     const hits: string[] = [];
     if (await names("/.well-known/ai-catalog.json")) hits.push("manifest");
     if (await names("/agents")) hits.push("agents");
+    if (await names(`/agents?${new URLSearchParams({ filter: "type = 'application/a2a-agent-card+json'", orderBy: "displayName" })}`)) hits.push("agents filtered");
     const search = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: { text: "acme-invoices agent" } }) };
     if (await names("/search", search)) hits.push("search");
     const card = await fetch(`${front.url}/tenants/acme/agents/acme-invoices/agent-card.json`);
@@ -164,7 +165,7 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     await waitFor(async () => (await routedBy(acmeCoordinator)).length === ALL.length, { message: "routable after approval" });
     expect(await routedBy(acmeCoordinator)).toEqual(ALL);
     expect(await mcpFinds(acmeCoordinator)).toEqual(["agents_discover", "capability_lookup", "route", "search"]);
-    expect(await httpFinds()).toEqual(["manifest", "agents", "search", "card"]);
+    expect(await httpFinds()).toEqual(["manifest", "agents", "agents filtered", "search", "card"]);
     await waitFor(() => events.some((e) => e.type === "registry.agent.approved"), { message: "the approved event" });
     expect(events.find((e) => e.type === "registry.agent.approved")!.data).toMatchObject({ agent_type: "acme-invoices", version: "1.0.0", tenant_scope: "acme", state: "approved", by: "alice", reason: null });
     expect(await cli("pending")).toMatchObject({ code: 0, stdout: "no specs waiting for approval\n" });
