@@ -83,7 +83,8 @@ export function catalogEntry(agent: AgentView, links: EntryLinks): CatalogEntry 
     type: isMcpKind(agent.kind) ? MCP_SERVER_CARD_TYPE : A2A_CARD_TYPE,
     url: artifactUrl(links, agent),
     version: agent.version,
-    updatedAt: agent.registered_at,
+    // v1.2 registries say when the spec last changed; an older one only when it was first registered.
+    updatedAt: agent.updated_at ?? agent.registered_at,
     capabilities: agent.capabilities.map((c) => c.name),
     metadata: {
       agent_type: agent.agent_type,

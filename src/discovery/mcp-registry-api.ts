@@ -29,7 +29,7 @@ const MAX_SCAN_PAGES = 10;
 function matches(record: ServerResponse, view: AgentView, query: ServerQuery): boolean {
   if (query.search !== undefined && !record.server.name.toLowerCase().includes(query.search)) return false;
   if (query.version !== undefined && view.version !== query.version) return false;
-  if (query.updatedSince !== undefined && !(Date.parse(view.registered_at) > query.updatedSince)) return false;
+  if (query.updatedSince !== undefined && !(Date.parse(view.updated_at ?? view.registered_at) > query.updatedSince)) return false;
   return true;
 }
 

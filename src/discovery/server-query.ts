@@ -30,7 +30,7 @@ export type ServerQuery = {
   search: string | undefined;
   /** An exact version; undefined for none or `latest` (every record served is its server's latest). */
   version: string | undefined;
-  /** Milliseconds since the epoch; kept when updatedAt (for now the first registration) is after it. */
+  /** Milliseconds since the epoch; kept when updatedAt (the spec's last change) is after it. */
   updatedSince: number | undefined;
   start: ScanPosition;
 };

@@ -60,7 +60,7 @@ export function serverRecord(view: AgentView, publisher: string): ServerResponse
   if (remotes) server.remotes = remotes;
   // The registry keeps one spec per agent type (docs/protocol.md section 9): the record served
   // is the only version, so it is the latest. `registered_at` is the agent type's first
-  // registration; the view carries no time of the spec's last change, so updatedAt repeats it.
-  const official: OfficialMeta = { status: "active", publishedAt: view.registered_at, updatedAt: view.registered_at, isLatest: true };
+  // registration, `updated_at` (v1.2) the spec's last change; a registry before v1.2 has only the first.
+  const official: OfficialMeta = { status: "active", publishedAt: view.registered_at, updatedAt: view.updated_at ?? view.registered_at, isLatest: true };
   return { server, _meta: { [OFFICIAL_META_KEY]: official } };
 }

@@ -140,6 +140,12 @@ export type AgentView = Omit<AgentSpec, "capabilities"> & {
   capabilities: CapabilityView[];
   status: AgentStatus;
   registered_at: string;
+  /**
+   * v1.2: when the stored spec record last changed (its spec, its verification, its kind of
+   * entry, or an approval decision); `registered_at` for a spec never changed. Absent from the
+   * replies of a registry before v1.2.
+   */
+  updated_at?: string;
   last_heartbeat: string | null;
   deregistered_at: string | null;
   revision: number;

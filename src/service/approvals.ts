@@ -55,9 +55,10 @@ export class Approvals {
       if (request.revision !== undefined && request.revision !== entry.revision) {
         throw conflict(`${agentType}'s spec record is at revision ${entry.revision}, not ${request.revision}: it changed since it was reviewed; review it again`);
       }
-      const approval = decide(agentType, record, request, this.deps.clock.now());
+      const now = this.deps.clock.now();
+      const approval = decide(agentType, record, request, now);
       try {
-        const revision = await store.write(key, encodeRecord({ ...record, approval }), entry.revision);
+        const revision = await store.write(key, encodeRecord({ ...record, approval, updated_at: now }), entry.revision);
         return { agent_type: agentType, version: record.spec.version, tenant_scope: record.spec.tenant_scope ?? null, approval: approvalView(approval), revision };
       } catch (e) {
         if (!(e instanceof StoreConflictError)) throw storeError(e);

@@ -105,6 +105,20 @@ describe("register", () => {
     expectError(await c.request("get", { agent_type: "reg-h" }), 404, "not_found");
   });
 
+  it("updated_at (v1.2) moves when the spec changes, not when an instance registers the same spec", async () => {
+    const first = await c.request("register.reg-u", { spec: spec("reg-u"), instance_id: "a" });
+    const created = (await c.request("get", { agent_type: "reg-u", min_revision: first.body.revision })).body.agent;
+    expect(created.updated_at).toBe(created.registered_at);
+    const same = await c.request("register.reg-u", { spec: spec("reg-u"), instance_id: "b" });
+    expect((await c.request("get", { agent_type: "reg-u", min_revision: same.body.revision })).body.agent.updated_at).toBe(created.updated_at);
+    const before = Date.now();
+    const newer = await c.request("register.reg-u", { spec: spec("reg-u", { version: "1.1.0" }), instance_id: "c" });
+    const changed = (await c.request("get", { agent_type: "reg-u", min_revision: newer.body.revision })).body.agent;
+    expect(changed.registered_at).toBe(created.registered_at);
+    // The registry's clock is this machine's: the change is stamped no earlier than it was sent.
+    expect(Date.parse(changed.updated_at)).toBeGreaterThanOrEqual(before);
+  });
+
   it("refuses a nats_subject that another live agent type uses", async () => {
     await c.request("register.reg-i", { spec: spec("reg-i", { nats_subject: "shared.subject" }) });
     const r = await c.request("register.reg-j", { spec: spec("reg-j", { nats_subject: "shared.subject" }) });

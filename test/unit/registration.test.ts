@@ -90,7 +90,8 @@ describe("planRegister", () => {
   it("rewrites an unchanged record when the type has no live instance, so the retention sweep cannot race it", () => {
     const spec = makeSpec("alpha");
     const plan = planRegister(cmd(spec), { agent: storedAgent(spec), instance: null }, fleet(), NOW);
-    expect(plan.agentWrite).toMatchObject({ expectedRevision: 5, record: { spec, registered_at: 100, updated_at: NOW } });
+    // Rewritten unchanged: updated_at stays the time of the last change (AgentView's updated_at, v1.2).
+    expect(plan.agentWrite).toMatchObject({ expectedRevision: 5, record: { spec, registered_at: 100, updated_at: storedAgent(spec).record.updated_at } });
     expect(plan.specChanged).toBe(false);
     const withOthers = planRegister(cmd(spec), { agent: storedAgent(spec), instance: null }, fleet({ otherLiveVersions: ["1.0.0"] }), NOW);
     expect(withOthers.agentWrite).toBeNull();

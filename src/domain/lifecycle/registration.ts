@@ -109,14 +109,17 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   // the record) instead of leaving a live instance with no spec behind it.
   const approval = approvalOnRegister(cmd.approvalPolicy ?? ApprovalPolicy.Auto, stored, cmd.spec, cmd.static === true);
   const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
+  const changed = replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust));
   const agentWrite =
-    revive || (replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust)))
+    revive || changed
       ? {
           record: {
             kind: "agent" as const,
             spec: cmd.spec,
             registered_at: stored?.registered_at ?? now,
-            updated_at: now,
+            // When the record last changed (AgentView's updated_at, v1.2): a revival that rewrites
+            // it unchanged, for the CAS above, keeps the time of the last change.
+            updated_at: changed || !stored ? now : stored.updated_at,
             ...(cmd.static ? { static: true } : {}),
             ...(cmd.trust ? { trust: cmd.trust } : {}),
             ...(approval ? { approval } : {}),

@@ -57,6 +57,8 @@ export type AgentState = {
   readonly spec: AgentSpec;
   /** When the agent type was first registered (kept across spec updates). */
   readonly registered_at: number;
+  /** When the spec record last changed (v1.2 AgentView `updated_at`); absent: as registered_at. */
+  readonly updated_at?: number;
   /** Store revision of the spec record. */
   readonly revision: number;
   /** Live instances by instance_id. */

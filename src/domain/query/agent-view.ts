@@ -52,6 +52,7 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
     capabilities: a.spec.capabilities.map(capabilityView),
     status: a.status,
     registered_at: iso(a.registered_at),
+    updated_at: iso(a.updated_at ?? a.registered_at),
     last_heartbeat: last >= 0 ? iso(last) : null,
     deregistered_at: a.deregistered_at === null ? null : iso(a.deregistered_at),
     revision: a.revision,
