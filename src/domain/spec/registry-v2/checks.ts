@@ -18,16 +18,30 @@ import { ProblemCode, type FileProblem } from "./problems.js";
 const at = (base: string, inner: string): string => (inner ? `${base}.${inner}` : base);
 const nodeId = (type: string, name: string, version: string): string => `${type}:${name}@${version}`;
 
+/** Where the checks put what they find. */
+type Report = {
+  error: (code: ProblemCode, path: string, message: string) => void;
+  warn: (code: ProblemCode, path: string, message: string, entry?: string) => void;
+};
+
+/** The registry entry a tool ends up in: its own for a composition, its server's for a passthrough tool. */
+const entryOf = (t: FileTool): string | undefined => (t.spec !== undefined ? t.name : (t.source?.server ?? t.source?.target));
+
 export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
   const problems: FileProblem[] = [];
-  const error = (code: ProblemCode, path: string, message: string): void => void problems.push({ severity: "error", code, message, path });
-  const warn = (code: ProblemCode, path: string, message: string, entry?: string): void => void problems.push({ severity: "warning", code, message, path, ...(entry === undefined ? {} : { entry }) });
-  // The registry entry a tool ends up in: its own for a composition, its server's for a passthrough tool.
-  const entryOf = (t: FileTool): string | undefined => (t.spec !== undefined ? t.name : (t.source?.server ?? t.source?.target));
+  const report: Report = {
+    error: (code, path, message) => void problems.push({ severity: "error", code, message, path }),
+    warn: (code, path, message, entry) => void problems.push({ severity: "warning", code, message, path, ...(entry === undefined ? {} : { entry }) }),
+  };
+  checkDuplicates(doc, report.error);
+  checkSchemaRefs(doc, report);
+  checkToolSources(doc, report);
+  checkDependencies(doc, report);
+  return problems;
+}
 
-  checkDuplicates(doc, error);
-
-  // Schema refs: every schema position of tools, agents' skills and the schemas themselves.
+/** Schema refs: every schema position of tools, agents' skills and the schemas themselves; unused schemas; ref cycles. */
+function checkSchemaRefs(doc: RegistryDocument, { error, warn }: Report): void {
   const schemas = new Map(doc.schemas.map((s) => [refKey(s.name, s.version), s]));
   const used = new Set<string>();
   const schemaEdges = new Map<string, string[]>();
@@ -73,8 +87,10 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
     const s = schemas.get(cycle[0]!)!;
     error(ProblemCode.Cycle, `${s.path}.schema`, `schema ref cycle: ${cycle.map((k) => `#${k}`).join(" -> ")}`);
   }
+}
 
-  // Tool sources, and what each server's provides list promises.
+/** Tool sources, and what each server's provides list promises. */
+function checkToolSources(doc: RegistryDocument, { error, warn }: Report): void {
   const servers = new Map(doc.servers.map((s) => [s.name, s]));
   for (const t of doc.tools) {
     const server = t.source?.server;
@@ -91,8 +107,10 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
       if (!served) warn(ProblemCode.DanglingProvides, p.path, `server ${s.name} provides "${p.tool}", but no tool of the file has it as source`, s.name);
     }
   }
+}
 
-  // Dependencies: each names an entry of the file, exactly; then no cycle among them.
+/** Dependencies: each names an entry of the file, exactly; then no cycle among them. */
+function checkDependencies(doc: RegistryDocument, { error, warn }: Report): void {
   const entries = new Map<string, { deprecated: string | undefined }>();
   for (const t of doc.tools) entries.set(nodeId("tool", t.name, t.version), t);
   for (const a of doc.agents) entries.set(nodeId("agent", a.name, a.version), a);
@@ -119,7 +137,6 @@ export function checkRegistryDocument(doc: RegistryDocument): FileProblem[] {
     }
   }
   for (const cycle of findCycles(depEdges)) error(ProblemCode.Cycle, pathOf.get(cycle[0]!) ?? "", `dependency cycle: ${cycle.join(" -> ")}`);
-  return problems;
 }
 
 /**

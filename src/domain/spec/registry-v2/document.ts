@@ -64,122 +64,145 @@ function deprecation(o: Record<string, unknown>): Deprecation {
 }
 
 export function readRegistryDocument(raw: Record<string, unknown>, kind: "v2" | "v1"): { doc: RegistryDocument; problems: FileProblem[] } {
-  const problems: FileProblem[] = [];
-  const invalid = (path: string, message: string): void => {
-    problems.push({ severity: "error", code: ProblemCode.InvalidEntry, message, path });
-  };
-  const section = (key: string): Array<{ entry: Record<string, unknown>; path: string }> => {
-    const list = raw[key];
+  const r = new SectionReader(raw);
+  if (kind === "v1") r.problems.push({ severity: "warning", code: ProblemCode.V1Format, message: 'a v1 registry file (schemaVersion "1.0"): accepted; write "2.0" with servers to have tool sources checked', path: "schemaVersion" });
+  const doc: RegistryDocument = { kind, schemas: readSchemas(r), servers: readServers(r), tools: readTools(r, kind), agents: readAgents(r) };
+  return { doc, problems: r.problems };
+}
+
+/** What every section's reading shares: the problems found so far, and the checks of an entry's common parts. */
+class SectionReader {
+  readonly problems: FileProblem[] = [];
+  constructor(private readonly raw: Record<string, unknown>) {}
+
+  invalid(path: string, message: string): void {
+    this.problems.push({ severity: "error", code: ProblemCode.InvalidEntry, message, path });
+  }
+
+  /** A section's entries that are objects, each with its path; a section that is no array, or too long, is refused whole. */
+  section(key: string): Array<{ entry: Record<string, unknown>; path: string }> {
+    const list = this.raw[key];
     if (list === undefined) return [];
     if (!Array.isArray(list)) {
-      invalid(key, `${key} must be an array`);
+      this.invalid(key, `${key} must be an array`);
       return [];
     }
     if (list.length > MAX_SECTION_ENTRIES) {
-      invalid(key, `${list.length} entries; at most ${MAX_SECTION_ENTRIES}`);
+      this.invalid(key, `${list.length} entries; at most ${MAX_SECTION_ENTRIES}`);
       return [];
     }
     const out: Array<{ entry: Record<string, unknown>; path: string }> = [];
     list.forEach((entry: unknown, i) => {
       if (isPlainObject(entry)) out.push({ entry, path: `${key}[${i}]` });
-      else invalid(`${key}[${i}]`, "entry must be an object");
+      else this.invalid(`${key}[${i}]`, "entry must be an object");
     });
     return out;
-  };
+  }
+
   /** name and version of an entry; versions are exact semver, as every dependency names one. */
-  const identity = (e: Record<string, unknown>, path: string, nameRule?: RegExp): { name: string; version: string } | undefined => {
+  identity(e: Record<string, unknown>, path: string, nameRule?: RegExp): { name: string; version: string } | undefined {
     const name = e["name"];
     const version = e["version"];
     let ok = true;
     if (!isText(name) || (nameRule && !nameRule.test(name))) {
-      invalid(`${path}.name`, nameRule ? `name must match ${nameRule.source}` : "name must be a non-empty string");
+      this.invalid(`${path}.name`, nameRule ? `name must match ${nameRule.source}` : "name must be a non-empty string");
       ok = false;
     }
     if (typeof version !== "string" || !SCHEMA_VERSION_RE.test(version)) {
-      invalid(`${path}.version`, "version must be an exact semver version (X.Y.Z[-prerelease])");
+      this.invalid(`${path}.version`, "version must be an exact semver version (X.Y.Z[-prerelease])");
       ok = false;
     }
     return ok ? { name: name as string, version: version as string } : undefined;
-  };
-  const readDepends = (list: unknown, path: string): FileDependency[] | undefined => {
+  }
+
+  depends(list: unknown, path: string): FileDependency[] | undefined {
     if (list === undefined) return [];
-    if (!Array.isArray(list)) return void invalid(path, "depends must be an array");
-    if (list.length > MAX_DEPENDS) return void invalid(path, `${list.length} dependencies; at most ${MAX_DEPENDS} (an AgentSpec's limit)`);
+    if (!Array.isArray(list)) return void this.invalid(path, "depends must be an array");
+    if (list.length > MAX_DEPENDS) return void this.invalid(path, `${list.length} dependencies; at most ${MAX_DEPENDS} (an AgentSpec's limit)`);
     const deps: FileDependency[] = [];
     let ok = true;
     list.forEach((d: unknown, j) => {
       const at = `${path}[${j}]`;
       const dep = readDependency(d, at);
       if (typeof dep === "string") {
-        invalid(at, dep);
+        this.invalid(at, dep);
         ok = false;
       } else deps.push(dep);
     });
     return ok ? deps : undefined;
-  };
+  }
+}
 
-  if (kind === "v1") problems.push({ severity: "warning", code: ProblemCode.V1Format, message: 'a v1 registry file (schemaVersion "1.0"): accepted; write "2.0" with servers to have tool sources checked', path: "schemaVersion" });
-
+function readSchemas(r: SectionReader): FileSchema[] {
   const schemas: FileSchema[] = [];
-  for (const { entry, path } of section("schemas")) {
-    const id = identity(entry, path, SCHEMA_NAME_RE);
+  for (const { entry, path } of r.section("schemas")) {
+    const id = r.identity(entry, path, SCHEMA_NAME_RE);
     const description = entry["description"] ?? "";
     // The bound of a `registry.schema.put` description, since the schema is stored as one.
     const goodDescription = typeof description === "string" && description.length <= 4096;
-    if (!goodDescription) invalid(`${path}.description`, "description must be a string of at most 4096 characters");
+    if (!goodDescription) r.invalid(`${path}.description`, "description must be a string of at most 4096 characters");
     const schema = entry["schema"];
-    if (!isPlainObject(schema) && typeof schema !== "boolean") invalid(`${path}.schema`, "schema must be a JSON Schema (an object or a boolean)");
+    if (!isPlainObject(schema) && typeof schema !== "boolean") r.invalid(`${path}.schema`, "schema must be a JSON Schema (an object or a boolean)");
     else if (id && goodDescription) schemas.push({ ...id, description: description as string, schema, deprecated: deprecation(entry), path });
   }
+  return schemas;
+}
 
+function readServers(r: SectionReader): FileServer[] {
   const servers: FileServer[] = [];
-  for (const { entry, path } of section("servers")) {
-    const id = identity(entry, path);
+  for (const { entry, path } of r.section("servers")) {
+    const id = r.identity(entry, path);
     const provides: FileServer["provides"] = [];
     const list = entry["provides"] ?? [];
     let ok = Array.isArray(list);
-    if (!Array.isArray(list)) invalid(`${path}.provides`, "provides must be an array");
+    if (!Array.isArray(list)) r.invalid(`${path}.provides`, "provides must be an array");
     else
       list.forEach((p: unknown, j) => {
         const tool = isPlainObject(p) ? p["tool"] : undefined;
         if (isText(tool)) provides.push({ tool, path: `${path}.provides[${j}]` });
         else {
-          invalid(`${path}.provides[${j}]`, 'expected {"tool": name, "version"?}');
+          r.invalid(`${path}.provides[${j}]`, 'expected {"tool": name, "version"?}');
           ok = false;
         }
       });
     if (id && ok) servers.push({ ...id, raw: entry, provides, deprecated: deprecation(entry), path });
   }
+  return servers;
+}
 
+function readTools(r: SectionReader, kind: "v2" | "v1"): FileTool[] {
   const tools: FileTool[] = [];
-  for (const { entry, path } of section("tools")) {
+  for (const { entry, path } of r.section("tools")) {
     // The v1 gateway format has no versions; its tools are taken as 0.0.0 ("unversioned").
     const withVersion = kind === "v1" && entry["version"] === undefined ? { ...entry, version: "0.0.0" } : entry;
-    const id = identity(withVersion, path);
-    const depends = readDepends(entry["depends"], `${path}.depends`);
+    const id = r.identity(withVersion, path);
+    const depends = r.depends(entry["depends"], `${path}.depends`);
     const source = entry["source"];
     const spec = entry["spec"];
     let shape: Pick<FileTool, "source" | "spec"> | undefined;
-    if ((source === undefined) === (spec === undefined)) invalid(path, "a tool has either a source (a passthrough tool) or a spec (a composition), not both and not neither");
+    if ((source === undefined) === (spec === undefined)) r.invalid(path, "a tool has either a source (a passthrough tool) or a spec (a composition), not both and not neither");
     else if (spec !== undefined) {
       if (isPlainObject(spec)) shape = { spec };
-      else invalid(`${path}.spec`, "spec must be an object (the composition)");
+      else r.invalid(`${path}.spec`, "spec must be an object (the composition)");
     } else {
       const s = readSource(source);
-      if (typeof s === "string") invalid(`${path}.source`, s);
+      if (typeof s === "string") r.invalid(`${path}.source`, s);
       else shape = { source: s };
     }
     if (id && depends && shape) tools.push({ ...id, raw: entry, ...shape, depends, deprecated: deprecation(entry), path });
   }
+  return tools;
+}
 
+function readAgents(r: SectionReader): FileAgent[] {
   const agents: FileAgent[] = [];
-  for (const { entry, path } of section("agents")) {
-    const id = identity(entry, path);
+  for (const { entry, path } of r.section("agents")) {
+    const id = r.identity(entry, path);
     // `agents[i].sbom.depends[j]`: the j-th entry of the card's urn:agentgateway:sbom extension(s).
-    const depends = readDepends(sbomDepends(entry), `${path}.sbom.depends`);
+    const depends = r.depends(sbomDepends(entry), `${path}.sbom.depends`);
     if (id && depends) agents.push({ ...id, card: entry, depends, deprecated: deprecation(entry), path });
   }
-  return { doc: { kind, schemas, servers, tools, agents }, problems };
+  return agents;
 }
 
 function readSource(source: unknown): ToolSource | string {
