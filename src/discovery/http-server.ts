@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { RegistryClient } from "../client/registry-client.js";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { DiscoveryConfig } from "../config/discovery.js";
+import { listenBounded } from "../kit/http-listen.js";
 import { redactUrl } from "../kit/log-redaction.js";
 import type { Logger } from "../kit/logger.js";
 import { TENANT_RE } from "../protocol/ids.js";
@@ -129,7 +130,7 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
       const s = createServer(handle);
       server = s;
       try {
-        const port = await listenOn(s, config.httpHost, config.httpPort, log);
+        const port = await listenBounded(s, config.httpHost, config.httpPort, (err) => log.error({ err }, "discovery server error"));
         if (config.publicUrl === undefined) baseUrl = `http://${config.httpHost.includes(":") ? `[${config.httpHost}]` : config.httpHost}:${port}`;
         return port;
       } catch (err) {
@@ -147,27 +148,4 @@ export function createDiscoveryServer(options: DiscoveryServerOptions): Discover
       });
     },
   };
-}
-
-/**
- * Binds the server with bounds on how long a request may take to arrive and how many headers it
- * may have; a malformed request is answered 400 and its connection closed. Resolves with the port.
- */
-function listenOn(s: Server, host: string, port: number, log: Logger): Promise<number> {
-  s.requestTimeout = 10_000;
-  s.headersTimeout = 5_000;
-  s.keepAliveTimeout = 5_000;
-  s.maxHeadersCount = 50;
-  s.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    else socket.destroy();
-  });
-  return new Promise<number>((resolve, reject) => {
-    s.once("error", reject);
-    s.listen({ host, port }, () => {
-      s.removeAllListeners("error");
-      s.on("error", (err) => log.error({ err }, "discovery server error"));
-      resolve((s.address() as AddressInfo).port);
-    });
-  });
 }

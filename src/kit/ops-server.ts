@@ -13,11 +13,11 @@
  * browser on this machine or network.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { isRegistryError } from "../domain/errors.js";
 import { allowedHostsFor, hostAllowed, interfaceAddresses } from "./hosts.js";
 import { redactUrl } from "./log-redaction.js";
+import { listenBounded } from "./http-listen.js";
 
 export interface HealthCheck {
   ok: boolean;
@@ -112,7 +112,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       res.setHeader("Allow", ALLOWED_METHODS);
       return sendJson(res, 405, { error: { code: "method_not_allowed", message: `${req.method} not allowed on ${path}` } });
     }
-    if (document !== null) return serveDocument(res, document[1]!, document[2] === "agent-card.json" ? "card" : "toolspec");
+    if (document !== null) return serveDocument(res, documents, document[1]!, document[2] === "agent-card.json" ? "card" : "toolspec");
     if (path === JWKS_PATH) {
       const jwks = documents?.jwks?.();
       if (jwks === undefined) return sendJson(res, 404, { error: { code: "not_found", message: "exported cards are not signed here (REGISTRY_CARD_SIGNING_KEY is not set)" } });
@@ -122,35 +122,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       const text = await registry.metrics();
       return send(res, 200, registry.contentType, text);
     }
-    const report = health();
-    if (path === "/healthz") {
-      return sendJson(res, report.live ? 200 : 503, { status: report.live ? "ok" : "fail", checks: report.checks });
-    }
-    const failing = Object.entries(report.checks)
-      .filter(([, c]) => !c.ok)
-      .map(([name]) => name);
-    return sendJson(res, report.ready ? 200 : 503, {
-      status: report.ready ? "ready" : "not_ready",
-      failing,
-      checks: report.checks,
-    });
-  }
-
-  async function serveDocument(res: ServerResponse, rawType: string, which: "card" | "toolspec"): Promise<void> {
-    if (!documents) return sendJson(res, 503, { error: { code: "unavailable", message: "the registry is starting" } });
-    let agentType: string;
-    try {
-      agentType = decodeURIComponent(rawType);
-    } catch {
-      return sendJson(res, 400, { error: { code: "invalid_request", message: "the agent type in the path is not valid percent-encoding" } });
-    }
-    try {
-      return sendJson(res, 200, which === "card" ? await documents.card(agentType) : await documents.toolspec(agentType));
-    } catch (e) {
-      // The registry's own refusals (not_found, unavailable while loading...) keep their status.
-      if (!isRegistryError(e)) throw e;
-      return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
-    }
+    return sendHealth(res, path, health());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -179,33 +151,18 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       ui = handler;
     },
 
-    listen() {
-      if (server) return Promise.resolve(boundPort ?? 0);
+    async listen() {
+      if (server) return boundPort ?? 0;
       const s = createServer(handle);
-      // Probes and scrapes are tiny; short timeouts keep slow or idle clients from holding sockets.
-      s.requestTimeout = 10_000;
-      s.headersTimeout = 5_000;
-      s.keepAliveTimeout = 5_000;
-      s.maxHeadersCount = 50;
-      s.on("clientError", (_err, socket) => {
-        if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-        else socket.destroy();
-      });
       server = s;
-      return new Promise<number>((resolve, reject) => {
-        const onError = (err: Error) => {
-          server = undefined;
-          reject(err);
-        };
-        s.once("error", onError);
-        s.listen({ host: options.host, port: options.port }, () => {
-          s.off("error", onError);
-          s.on("error", (err) => logger?.error({ err }, "ops server error"));
-          boundPort = (s.address() as AddressInfo).port;
-          logger?.info({ host: options.host, port: boundPort, allowed_hosts: allowedHosts }, "ops server listening");
-          resolve(boundPort);
-        });
-      });
+      try {
+        boundPort = await listenBounded(s, options.host, options.port, (err) => logger?.error({ err }, "ops server error"));
+      } catch (err) {
+        server = undefined;
+        throw err;
+      }
+      logger?.info({ host: options.host, port: boundPort, allowed_hosts: allowedHosts }, "ops server listening");
+      return boundPort;
     },
 
     close() {
@@ -237,4 +194,31 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   send(res, status, JSON_TYPE, JSON.stringify(body));
+}
+
+/** `/healthz` (alive) or `/readyz` (ready, with the checks that fail named), 503 when not. */
+function sendHealth(res: ServerResponse, path: string, report: HealthReport): void {
+  if (path === "/healthz") return sendJson(res, report.live ? 200 : 503, { status: report.live ? "ok" : "fail", checks: report.checks });
+  const failing = Object.entries(report.checks)
+    .filter(([, c]) => !c.ok)
+    .map(([name]) => name);
+  sendJson(res, report.ready ? 200 : 503, { status: report.ready ? "ready" : "not_ready", failing, checks: report.checks });
+}
+
+/** An agent's exported A2A card or MCP tool list, or the registry's own refusal with its status. */
+async function serveDocument(res: ServerResponse, documents: AgentDocuments | undefined, rawType: string, which: "card" | "toolspec"): Promise<void> {
+  if (!documents) return sendJson(res, 503, { error: { code: "unavailable", message: "the registry is starting" } });
+  let agentType: string;
+  try {
+    agentType = decodeURIComponent(rawType);
+  } catch {
+    return sendJson(res, 400, { error: { code: "invalid_request", message: "the agent type in the path is not valid percent-encoding" } });
+  }
+  try {
+    return sendJson(res, 200, which === "card" ? await documents.card(agentType) : await documents.toolspec(agentType));
+  } catch (e) {
+    // The registry's own refusals (not_found, unavailable while loading...) keep their status.
+    if (!isRegistryError(e)) throw e;
+    return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
+  }
 }
