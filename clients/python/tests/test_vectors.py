@@ -22,6 +22,7 @@ from agent_registry import AgentSpec, InvalidSpecError, RegistryClient, connect,
 from agent_registry.errors import RegistryError, error_from_reply
 from agent_registry.ids import AGENT_TYPE_RE, TENANT_RE
 from agent_registry.replies import (
+    ApprovalReply,
     CapabilitiesReply,
     CardReply,
     CheckReply,
@@ -33,6 +34,7 @@ from agent_registry.replies import (
     HeartbeatReply,
     ListReply,
     LookupReply,
+    PendingReply,
     RegisterReply,
     RouteReply,
     SchemaPutReply,
@@ -64,6 +66,9 @@ REPLY_MODELS: dict[str, type[BaseModel]] = {
     "heartbeat": HeartbeatReply,
     "deregister": DeregisterReply,
     "schema.put": SchemaPutReply,
+    "approval.pending": PendingReply,
+    "approval.approve": ApprovalReply,
+    "approval.reject": ApprovalReply,
 }
 
 

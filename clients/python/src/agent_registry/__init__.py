@@ -2,7 +2,8 @@
 
 Agents: :class:`Agent` registers, heartbeats, serves tasks and leaves cleanly.
 Coordinators: :class:`RegistryClient` (every query op, ``call``), :class:`CapabilityCache`,
-:func:`watch` and :func:`tools_for`.
+:func:`watch` and :func:`tools_for`. Operators: ``RegistryClient.approve``, ``reject`` and ``pending``
+(the approval gate, v1.2).
 """
 
 from .agent import Agent, AgentEvent
@@ -33,7 +34,7 @@ from .errors import (
     UnknownInstanceError,
     is_transient,
 )
-from .events import WatchedEvent, watch
+from .events import APPROVAL_EVENTS, WatchedEvent, watch
 from .models import (
     AgentSpec,
     Capability,
@@ -46,10 +47,15 @@ from .models import (
 )
 from .replies import (
     AgentView,
+    ApprovalData,
+    ApprovalReply,
+    ApprovalState,
+    ApprovalView,
     CapabilitiesReply,
     CapabilityEntry,
     CloudEvent,
     LookupReply,
+    PendingReply,
     Provider,
     RegisterReply,
 )
@@ -57,6 +63,7 @@ from .tasks import TaskError
 from .tools import ToolSet, tool_name, tools_for
 
 __all__ = [
+    "APPROVAL_EVENTS",
     "CAPABILITY_HEADER",
     "ERROR_CLASSES",
     "Agent",
@@ -65,6 +72,10 @@ __all__ = [
     "AgentRequestError",
     "AgentSpec",
     "AgentView",
+    "ApprovalData",
+    "ApprovalReply",
+    "ApprovalState",
+    "ApprovalView",
     "Cached",
     "CallResult",
     "CapabilitiesReply",
@@ -86,6 +97,7 @@ __all__ = [
     "NoRouteError",
     "NotFoundError",
     "PayloadTooLargeError",
+    "PendingReply",
     "Provider",
     "ReflectionConfig",
     "RegisterReply",

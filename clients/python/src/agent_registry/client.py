@@ -16,11 +16,12 @@ from nats.aio.client import Client as NatsClient
 from pydantic import BaseModel
 
 from .call import CallResult, call_capability
-from .errors import RegistryTimeoutError, RegistryUnreachableError, decode_reply
+from .errors import InvalidRequestError, RegistryTimeoutError, RegistryUnreachableError, decode_reply
 from .ids import AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE, check_token
 from .models import AgentKind, AgentSpec, AgentStatus, InstanceStatus, JsonSchema
 from .replies import (
     AgentView,
+    ApprovalReply,
     CapabilitiesReply,
     CapabilityEntry,
     CardReply,
@@ -37,6 +38,7 @@ from .replies import (
     ListReply,
     LookupReply,
     Paged,
+    PendingReply,
     Provider,
     RegisterReply,
     RouteReply,
@@ -61,6 +63,19 @@ NO_AUDIT_MIRROR = "no audit mirror is answering (start `agent-registry audit`, o
 def _body(**fields: Any) -> dict[str, Any]:
     """A request body: the fields given, those left at None omitted."""
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _pending_body(
+    tenant: str | None, shared_only: bool, state: str | None, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    if tenant is not None and shared_only:
+        raise InvalidRequestError("pending: name a tenant or ask for shared agents only, not both")
+    body = _body(state=state, limit=limit, cursor=cursor)
+    if tenant is not None:
+        body["tenant"] = check_token("tenant", tenant, TENANT_RE)
+    elif shared_only:
+        body["tenant"] = None  # null on the wire: the agents no tenant owns
+    return body
 
 
 def request_failure(error: Exception, subject: str, timeout: float, nobody: str) -> Exception:
@@ -114,11 +129,18 @@ class RegistryClient:
         return decode_reply(msg.headers, msg.data)
 
     async def _query(
-        self, op: str, body: dict[str, Any], model: type[R], min_revision: int | None, timeout: float | None
+        self,
+        op: str,
+        body: dict[str, Any],
+        model: type[R],
+        min_revision: int | None,
+        timeout: float | None,
+        *,
+        root: str | None = None,
     ) -> R:
         if min_revision is not None:
             body = {**body, "min_revision": min_revision}
-        subject = f"{self._root}.{op}"
+        subject = f"{root or self._root}.{op}"
         attempt = 0
         while True:
             try:
@@ -130,11 +152,20 @@ class RegistryClient:
                 attempt += 1
 
     async def _pages(
-        self, op: str, body: dict[str, Any], model: type[P], min_revision: int | None, timeout: float | None
+        self,
+        op: str,
+        body: dict[str, Any],
+        model: type[P],
+        min_revision: int | None,
+        timeout: float | None,
+        *,
+        root: str | None = None,
     ) -> AsyncIterator[P]:
         cursor = body.get("cursor")
         while True:
-            page = await self._query(op, _body(**{**body, "cursor": cursor}), model, min_revision, timeout)
+            # Only the cursor changes; a null the body means (pending's shared agents) stays.
+            page_body = {**{k: v for k, v in body.items() if k != "cursor"}, **_body(cursor=cursor)}
+            page = await self._query(op, page_body, model, min_revision, timeout, root=root)
             yield page
             if page.next_cursor is None:
                 return
@@ -544,6 +575,78 @@ class RegistryClient:
         if agent_type is not None:
             check_token("agent_type", agent_type, AGENT_TYPE_RE)
         return await call_capability(self, capability, payload, agent_type, timeout, check_reply)
+
+    # ---- the approval gate (protocol v1.2, docs/trust.md): operators only, whatever this client's tenant ----
+
+    async def approve(
+        self,
+        agent_type: str,
+        *,
+        by: str,
+        version: str | None = None,
+        revision: int | None = None,
+        reason: str | None = None,
+        timeout: float | None = None,
+    ) -> ApprovalReply:
+        """Approves the stored spec of an agent type (pending, or rejected before): it becomes routable.
+
+        ``by`` is who decides (the registry records the operator's word). ``version`` and
+        ``revision`` (the spec record's, as ``get`` or ``pending`` showed it) name what was
+        reviewed: another stored spec is ConflictError, so a spec replaced meanwhile is never
+        approved unseen; so is a decision that changes nothing. NotFoundError for an unknown type.
+        """
+        subject = f"{self.prefix}.approval.approve.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
+        body = _body(by=by, version=version, revision=revision, reason=reason)
+        return ApprovalReply.model_validate(await self.request(subject, body, timeout))
+
+    async def reject(
+        self,
+        agent_type: str,
+        *,
+        by: str,
+        reason: str,
+        version: str | None = None,
+        revision: int | None = None,
+        timeout: float | None = None,
+    ) -> ApprovalReply:
+        """Rejects the stored spec of an agent type, saying why; an approved one is withdrawn from routing."""
+        subject = f"{self.prefix}.approval.reject.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
+        body = _body(by=by, reason=reason, version=version, revision=revision)
+        return ApprovalReply.model_validate(await self.request(subject, body, timeout))
+
+    async def pending(
+        self,
+        *,
+        tenant: str | None = None,
+        shared_only: bool = False,
+        state: Literal["pending", "rejected"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        min_revision: int | None = None,
+        timeout: float | None = None,
+    ) -> PendingReply:
+        """One page of the specs waiting for a decision (or, with ``state="rejected"``, rejected), by agent_type.
+
+        Every tenant's unless ``tenant`` names one; ``shared_only=True`` lists the shared agents' only.
+        """
+        body = _pending_body(tenant, shared_only, state, limit, cursor)
+        return await self._query("approval.pending", body, PendingReply, min_revision, timeout, root=self.prefix)
+
+    async def pending_all(
+        self,
+        *,
+        tenant: str | None = None,
+        shared_only: bool = False,
+        state: Literal["pending", "rejected"] | None = None,
+        limit: int | None = None,
+        min_revision: int | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[AgentView]:
+        """Every spec of ``pending``, fetched a page at a time as the loop goes on."""
+        body = _pending_body(tenant, shared_only, state, limit, None)
+        async for page in self._pages("approval.pending", body, PendingReply, min_revision, timeout, root=self.prefix):
+            for agent in page.agents:
+                yield agent
 
     # ---- writes ----
 

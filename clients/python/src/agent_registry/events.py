@@ -23,6 +23,10 @@ from .replies import CloudEvent
 
 DEFAULT_STREAM = "REGISTRY_EVENTS"
 
+APPROVAL_EVENTS = ("registry.agent.pending", "registry.agent.approved", "registry.agent.rejected")
+"""The approval gate's event types (protocol v1.2): ``watch(types=APPROVAL_EVENTS)``; each event's ``data``
+reads as :class:`~agent_registry.replies.ApprovalData`."""
+
 
 @dataclass(frozen=True, slots=True)
 class WatchedEvent:

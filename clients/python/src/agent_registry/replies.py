@@ -16,6 +16,21 @@ class Reply(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
 
+ApprovalState = Literal["pending", "approved", "rejected"]
+
+
+class ApprovalView(Reply):
+    """Where a stored spec stands in its tenant's approval gate (protocol v1.2, docs/trust.md).
+
+    ``by``, ``at`` and ``reason`` once an operator decided; only ``approved`` is routable.
+    """
+
+    state: ApprovalState
+    by: str | None = None
+    at: str | None = None
+    reason: str | None = None
+
+
 class RegisterReply(Reply):
     agent_type: str
     version: str
@@ -27,6 +42,8 @@ class RegisterReply(Reply):
     evict_after_ms: int
     warnings: list[str] = Field(default_factory=list)
     a2a_version: Literal["0.3", "1.0"] | None = None
+    approval: ApprovalView | None = None
+    """v1.2: the stored spec's approval when its tenant is under policy manual; None under auto."""
 
 
 class HeartbeatReply(Reply):
@@ -92,6 +109,13 @@ class AgentView(Reply):
     instance_count: int = 0
     instances: list[InstanceView] = Field(default_factory=list)
     instances_next_cursor: str | None = None
+    approval: ApprovalView | None = None
+    """v1.2: set once the spec was stored under policy manual; None means approved by policy ``auto``."""
+
+    @property
+    def routable(self) -> bool:
+        """Whether routing queries may answer with this agent: its spec is approved (by policy or an operator)."""
+        return self.approval is None or self.approval.state == "approved"
 
 
 class Provider(Reply):
@@ -258,6 +282,37 @@ class SchemaReply(Reply):
     description: str = ""
     used_by: list[str]
     used_by_count: int = 0
+    revision: int
+
+
+class ApprovalReply(Reply):
+    """The answer to ``approve`` and ``reject``: the stored spec's approval once the decision is written."""
+
+    agent_type: str
+    version: str
+    tenant_scope: str | None = None
+    approval: ApprovalView
+    revision: int
+
+
+class PendingReply(Paged):
+    """One page of ``registry.approval.pending``: specs waiting for a decision (or rejected), by agent_type."""
+
+    agents: list[AgentView]
+
+
+class ApprovalData(Reply):
+    """The ``data`` of the events ``registry.agent.pending``, ``.approved`` and ``.rejected`` (v1.2).
+
+    ``by`` and ``reason`` are None when there are none (a pending spec, an approval without a reason).
+    """
+
+    agent_type: str
+    version: str
+    tenant_scope: str | None = None
+    state: ApprovalState
+    by: str | None = None
+    reason: str | None = None
     revision: int
 
 
