@@ -87,6 +87,11 @@ func (c *Client) querySubject(op string) string { return c.root() + "." + op }
 
 // query sends body (with min_revision when asked) to op and decodes the reply into out.
 func (c *Client) query(ctx context.Context, op string, body any, out any, opts []QueryOption) error {
+	return c.queryAt(ctx, c.querySubject(op), op, body, out, opts)
+}
+
+// queryAt is query on a subject of its own (the operators' ones are under no tenant).
+func (c *Client) queryAt(ctx context.Context, subject, op string, body any, out any, opts []QueryOption) error {
 	var o queryOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -98,7 +103,7 @@ func (c *Client) query(ctx context.Context, op string, body any, out any, opts [
 	if o.minRevision > 0 {
 		data = withMinRevision(data, o.minRevision)
 	}
-	return c.request(ctx, c.querySubject(op), data, out)
+	return c.request(ctx, subject, data, out)
 }
 
 // withMinRevision adds "min_revision" to a JSON object's text.

@@ -26,6 +26,8 @@ type RegisterReply struct {
 	EvictAfterMs        int      `json:"evict_after_ms"`
 	Warnings            []string `json:"warnings"`
 	A2AVersion          string   `json:"a2a_version,omitempty"`
+	// Approval (v1.2) is the stored spec's approval when its tenant is under policy manual.
+	Approval *ApprovalView `json:"approval,omitempty"`
 }
 
 // HeartbeatRequest is the body of a heartbeat; both fields may be left out.
@@ -375,5 +377,9 @@ type AgentEventData struct {
 	From          string  `json:"from,omitempty"`
 	To            string  `json:"to,omitempty"`
 	Status        string  `json:"status,omitempty"`
-	Revision      uint64  `json:"revision"`
+	// State and By (v1.2) are set by the approval events (EventAgentPending, EventAgentApproved,
+	// EventAgentRejected), with Reason for a decision that gave one.
+	State    string `json:"state,omitempty"`
+	By       string `json:"by,omitempty"`
+	Revision uint64 `json:"revision"`
 }

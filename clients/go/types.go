@@ -167,4 +167,28 @@ type AgentView struct {
 	InstanceCount       int            `json:"instance_count"`
 	Instances           []InstanceView `json:"instances"`
 	InstancesNextCursor *string        `json:"instances_next_cursor,omitempty"`
+	// Approval (v1.2) is where the stored spec stands in its tenant's approval gate; nil when
+	// it was approved by policy auto (docs/trust.md).
+	Approval *ApprovalView `json:"approval,omitempty"`
+}
+
+// Routable reports whether routing queries may answer with the agent: its spec is approved,
+// by policy or by an operator. A client that picks agents from Get or List skips the others.
+func (v *AgentView) Routable() bool {
+	return v.Approval == nil || v.Approval.State == ApprovalApproved
+}
+
+// States of a spec in the approval gate (v1.2); only ApprovalApproved is routable.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalRejected = "rejected"
+)
+
+// ApprovalView is a spec's approval as replies show it; By, At and Reason once an operator decided.
+type ApprovalView struct {
+	State  string `json:"state"`
+	By     string `json:"by,omitempty"`
+	At     string `json:"at,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }

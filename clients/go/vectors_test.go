@@ -393,6 +393,7 @@ var replyTypes = map[string]func() any{
 	"card": func() any { return &ar.CardReply{} }, "toolspec": func() any { return &ar.ToolspecReply{} },
 	"check": func() any { return &ar.CheckReply{} }, "graph": func() any { return &ar.GraphReply{} },
 	"schemas": func() any { return &ar.SchemasReply{} }, "schema": func() any { return &ar.SchemaReply{} },
+	"approval.pending": func() any { return &ar.PendingReply{} },
 }
 
 // TestRequestVectorsRegistry puts the vectors' schemas, registers their fleet, then sends
@@ -481,7 +482,7 @@ func TestRequestVectorsRegistry(t *testing.T) {
 			if d := subsetMatch("reply", want, parseJSON(t, msg.Data), false); d != "" {
 				t.Fatalf("%s: %s", v.About, d)
 			}
-			if mk, ok := replyTypes[v.Op]; ok && v.Subject == "" {
+			if mk, ok := replyTypes[v.Op]; ok && (v.Subject == "" || v.Subject == v.Op) {
 				typed := mk()
 				if err := json.Unmarshal(msg.Data, typed); err != nil {
 					t.Fatalf("decode into %T: %v", typed, err)
