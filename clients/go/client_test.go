@@ -69,6 +69,10 @@ func TestQueries(t *testing.T) {
 		if a.Status != ar.StatusReady || a.Runtime != "acp-container" || len(a.Instances) != 1 || a.Instances[0].HeartbeatIntervalMs != 60000 || a.MaxConcurrentTasks != 10 || a.Weight != 1 {
 			t.Fatalf("get: %+v", a)
 		}
+		// v1.2: a spec never changed was last updated when it was registered.
+		if a.UpdatedAt != a.RegisteredAt {
+			t.Fatalf("updated_at %q, registered_at %q", a.UpdatedAt, a.RegisteredAt)
+		}
 	})
 	t.Run("list pages through ListAll", func(t *testing.T) {
 		var got []string

@@ -159,8 +159,10 @@ type InstanceView struct {
 // AgentView is the stored AgentSpec plus what the registry tracks about the agent type.
 type AgentView struct {
 	AgentSpec
-	Status              string         `json:"status"`
-	RegisteredAt        string         `json:"registered_at"`
+	Status       string `json:"status"`
+	RegisteredAt string `json:"registered_at"`
+	// UpdatedAt (v1.2) is when the stored spec record last changed; empty from an older registry.
+	UpdatedAt           string         `json:"updated_at,omitempty"`
 	LastHeartbeat       *string        `json:"last_heartbeat"`
 	DeregisteredAt      *string        `json:"deregistered_at,omitempty"`
 	Revision            uint64         `json:"revision"`

@@ -70,6 +70,8 @@ async def test_get_shows_the_spec_with_its_defaults_and_instances(client: Regist
     assert view.instances[0].instance_id == reply.instance_id
     assert view.instances[0].metadata == {"zone": "a"}
     assert view.capabilities[0].name == "text.echo"
+    # v1.2: a spec never changed was last updated when it was registered.
+    assert view.updated_at == view.registered_at
 
 
 async def test_list_pages_through_a_team_as_an_async_iterator(client: RegistryClient) -> None:

@@ -103,6 +103,8 @@ class AgentView(Reply):
     max_concurrent_tasks: int = 10
     status: AgentStatus
     registered_at: str
+    updated_at: str | None = None
+    """v1.2: when the stored spec record last changed; None from a registry before v1.2."""
     last_heartbeat: str | None = None
     deregistered_at: str | None = None
     revision: int
