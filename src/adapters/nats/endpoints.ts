@@ -11,7 +11,7 @@ import type { RegistryError} from "../../domain/errors.js";
 import { RateLimitedError, invalidRequest } from "../../domain/errors.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import type { BodyLimits } from "../../kit/request-body.js";
-import { startServiceEndpoints, type EndpointHandler as Handler } from "../../kit/service-endpoints.js";
+import { startServiceEndpoints, type EndpointHandler as Handler, type ServiceEndpoints } from "../../kit/service-endpoints.js";
 import { REPLY_BACKLOG_LIMIT_BYTES, writeBacklogBytes } from "./write-backlog.js";
 import { AGENT_TYPE_RE, SCHEMA_NAME_RE, TENANT_RE } from "../../protocol/ids.js";
 import type { HeartbeatReply } from "../../protocol/messages.js";
@@ -69,6 +69,18 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     },
   );
 
+  addWriteEndpoints(deps, add);
+  addOperatorEndpoints(deps, add);
+  addQueryEndpoints(deps, add, depth);
+  return service;
+}
+
+/** Registers an endpoint (kit/service-endpoints.ts). */
+type Add = ServiceEndpoints["add"];
+
+/** register, heartbeat and deregister, for shared agents and for each tenant's. */
+function addWriteEndpoints(deps: EndpointDeps, add: Add): void {
+  const { prefix } = deps;
   // Each write exists twice (v1.2): `<prefix>.<op>...` for shared agents, and
   // `<prefix>.tenant.<tenant>.<op>...` for a tenant's, whose tenant is bound to the write as
   // its agent type is (tenant-binding.ts): NATS permissions on these subjects then confine a
@@ -106,6 +118,11 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     add(`${name}deregister`, `${root}.deregister.*.*`, deregister);
     add(`${name}deregister_type`, `${root}.deregister.*`, deregisterType);
   }
+}
+
+/** Named schemas, and (v1.2) the approval gate's operator ops. */
+function addOperatorEndpoints(deps: EndpointDeps, add: Add): void {
+  const { prefix } = deps;
   // `registry.schema.put.<name>`: the subject `registry.schema` (the query op) has one token less, so they never meet.
   add("schema_put", `${prefix}.schema.put.*`, async ([, , name], body) => {
     checkToken("name", name, SCHEMA_NAME_RE);
@@ -128,6 +145,11 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
     });
     add("approval_pending", `${prefix}.approval.pending`, async (_tokens, body) => approvals.pending(parseMessage(pendingQuery, body, "pending")));
   }
+}
+
+/** Every query op, shared and per tenant; lookups may be answered from their bytes (the lookup cache). */
+function addQueryEndpoints(deps: EndpointDeps, add: Add, depth: number): void {
+  const { prefix } = deps;
   for (const op of QUERY_OPS) {
     // Only lookups repeat often enough to be worth answering from the request's bytes.
     add(
@@ -151,7 +173,6 @@ export async function startEndpoints(deps: EndpointDeps): Promise<Service> {
         : undefined,
     );
   }
-  return service;
 }
 
 const WRITE_ENDPOINTS = new Set(["register", "heartbeat", "deregister", "deregister_type"].flatMap((e) => [e, `tenant_${e}`]));
