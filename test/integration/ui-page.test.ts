@@ -257,7 +257,9 @@ function contrast(a: string, b: string): number {
 /** Text and background colours the page shows, as the browser computed them. */
 const COLOUR_PAIRS = `(() => {
   const bg = getComputedStyle(document.body).backgroundColor;
-  const pair = (sel, back) => { const el = document.querySelector(sel); if (!el) return null; const cs = getComputedStyle(el); return [sel, cs.color, back ?? cs.backgroundColor]; };
+  // An element with no background of its own is read against the nearest one behind it (a tile's label on its tile), not as black.
+  const behind = (el) => { for (let e = el; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (c !== "rgba(0, 0, 0, 0)" && c !== "transparent") return c; } return bg; };
+  const pair = (sel, back) => { const el = document.querySelector(sel); if (!el) return null; return [sel, getComputedStyle(el).color, back ?? behind(el)]; };
   return [pair("body", bg), pair(".muted", bg), pair("a", bg), pair(".badge.s-ready"), pair(".badge.s-deregistered"), pair("th", null), pair(".tile-label"), pair(".tile-value"), pair(".tile.t-late"), pair(".tile.t-critical"), pair(".badge.l-late"), pair(".badge.l-critical"), pair("#tz")].filter(Boolean);
 })()`;
 
@@ -265,6 +267,9 @@ it("works with the keyboard, and its colours contrast (light and dark)", async (
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${base}/ui/#/?status=all`);
   await until(row("pg-beta", "status"), (t) => t === "deregistered", "the fleet");
+  // The strip and the charts drawn, so their colours are checked every time, not only when they came first.
+  await until('[data-tile="instances"] .tile-value', (t) => t !== null, "the summary strip");
+  await waitFor(async () => (await page.locator(".chart canvas").count()) === 3, { message: "the three charts" });
   for (const [sel, fg, bg] of await page.evaluate<string[][]>(COLOUR_PAIRS)) expect(contrast(fg!, bg!), `light: ${sel}`).toBeGreaterThanOrEqual(4.5);
   // Tab from the status filter to the first agent type's link, and open it with Enter.
   await page.focus("#f-search");
