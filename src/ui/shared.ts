@@ -18,6 +18,8 @@ export type FleetRow = {
   last_heartbeat: string | null;
   tenant_scope: string | null;
   owner_team: string;
+  /** Where the stored spec stands in the approval gate when it is not routable ("pending", "rejected"); null when it is (approved, or approval auto). */
+  approval: string | null;
 };
 
 export type FleetPage = { agents: FleetRow[]; next_cursor: string | null; revision: number };
@@ -74,3 +76,26 @@ export type PageGraph = {
   problems: Array<{ severity: string; code: string; message: string; path: string }>;
   revision: number;
 };
+
+/** One spec in the approval gate as the approvals view shows it (/ui/api/approvals). */
+export type ApprovalRow = {
+  agent_type: string;
+  display_name: string | null;
+  description: string;
+  version: string;
+  tenant_scope: string | null;
+  owner_team: string;
+  /** When the agent type was first registered (the spec may have changed since). */
+  registered_at: string;
+  /** Instances stored against the spec, waiting to be routed; ready ones among those the reply carries. */
+  instances: number;
+  ready: number;
+  /** The spec record's revision: what `agent-registry approve --revision` names, so a spec replaced since is never approved unseen. */
+  revision: number;
+  /** Whether the spec's signature was verified (docs/trust.md), and by whose key. */
+  verified_by: string | null;
+  approval: { state: string; by: string | null; at: string | null; reason: string | null };
+};
+
+/** `/ui/api/approvals?state=pending|rejected`: one page of the registry's `registry.approval.pending`. */
+export type ApprovalsPage = { state: "pending" | "rejected"; agents: ApprovalRow[]; next_cursor: string | null; revision: number };

@@ -138,6 +138,9 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
     expect(await routedBy(acmeCoordinator)).toEqual([]);
     expect(await mcpFinds(acmeCoordinator)).toEqual([]);
     expect(await httpFinds()).toEqual([]);
+    // The registry's web page lists it for the operator: its NATS user may read the pending list (auth.conf).
+    const listed = (await (await fetch(`http://127.0.0.1:${registry.httpPort}/ui/api/approvals`)).json()) as { agents: Array<{ agent_type: string }> };
+    expect(listed.agents.map((a) => a.agent_type)).toEqual(["acme-invoices"]);
     await waitFor(() => events.some((e) => e.type === "registry.agent.pending" && e.subject === "acme-invoices"), { message: "the pending event" });
   });
 

@@ -213,7 +213,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     await expectPublishRefused(coordinator, registrySeen, S.schemaPut("Address"), S.query("schemas"));
   });
 
-  it("lets only operators approve, reject and list pending specs (v1.2): agents, tenants' agents and coordinators are refused", async () => {
+  it("lets only operators approve, reject and list pending specs (v1.2): agents, tenants' agents and coordinators are refused; the registry's web page may list them only", async () => {
     const operator = await connectAs("operator", "_INBOX_operator");
     for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices"), S.pending]) {
       const reply = await operator.nc.request(subject, "{}", { timeout: 2_000 });
@@ -229,6 +229,10 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
       await expectPublishRefused(coordinator, registrySeen, subject, S.query("lookup"));
       await expectPublishRefused(acme, registrySeen, subject, S.query("lookup", "acme"));
     }
+    // The registry's own web page reads the pending list (docs/ui.md) and may decide nothing.
+    const listed = await registry.nc.request(S.pending, "{}", { timeout: 2_000 });
+    expect(listed.json()).toEqual({ ok: true, subject: S.pending });
+    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices")]) await expectPublishRefused(registry, registrySeen, subject, S.query("lookup"));
   });
 
   it("confines a tenant coordinator to its tenant's subjects", async () => {

@@ -1,7 +1,7 @@
 /**
  * The web page's event visibility (src/ui/server/event-visibility.ts) on a view: what it
  * decides for events about several agents at once (capabilities), none (alerts), an agent the
- * view does not hold yet, and a registered event naming a tenant.
+ * view does not hold yet, a registered event naming a tenant, and the approval gate's events.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { RegistryView } from "../../src/domain/view/view.js";
@@ -45,6 +45,15 @@ describe("the page's event visibility", () => {
   it("sends alerts, which are about no agent, to every page", () => {
     const alert = { type: "registry.alert.self_preservation", data: { active: true, overdue: 5, live: 10, ratio: 0.5, threshold: 0.85 } };
     expect(visibility.shownNow(alert)).toBe(alert);
+  });
+
+  it("sends the approval gate's events to every page, a tenant's included: the approvals view lists every tenant's specs", () => {
+    for (const type of ["registry.agent.pending", "registry.agent.approved", "registry.agent.rejected"]) {
+      const event = { type, subject: "hidden", data: { agent_type: "hidden", version: "1.0.0", tenant_scope: "acme", state: "pending", by: null, reason: null, revision } };
+      expect(visibility.shownNow(event)).toBe(event);
+    }
+    // The tenant's other events stay out.
+    expect(visibility.shownNow({ type: "registry.agent.status_changed", subject: "hidden", data: { agent_type: "hidden", revision } })).toBeNull();
   });
 
   it("waits for the view to reach an event's revision before deciding on an agent it does not hold", async () => {

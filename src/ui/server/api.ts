@@ -13,6 +13,7 @@ import type { FleetRow, FleetSummary } from "../shared.js";
 import { RATE_RANGES, requestHistory, requestRates } from "./history.js";
 import { lastHeard } from "./last-heard.js";
 import { pageGraph } from "./graph-api.js";
+import { pageApprovals } from "./approvals-api.js";
 
 export type ApiSettings = {
   client: RegistryClient;
@@ -54,6 +55,8 @@ export function fleetRow(a: AgentView): FleetRow {
     last_heartbeat: a.last_heartbeat,
     tenant_scope: a.tenant_scope,
     owner_team: a.owner_team,
+    // Only a spec that is not routable says so: pending or rejected (docs/trust.md).
+    approval: a.approval !== undefined && a.approval.state !== "approved" ? a.approval.state : null,
   };
 }
 
@@ -64,6 +67,7 @@ export async function answerApi(s: ApiSettings, route: string, q: URLSearchParam
     return ok({ version: s.version, prefix: s.prefix, missed_heartbeats: s.missedHeartbeats, heartbeat_events: s.heartbeatEvents, now: new Date().toISOString() });
   }
   if (route === "summary") return ok(await s.summary());
+  if (route === "approvals") return ok(await pageApprovals(s.client, q, minRevision));
   if (route === "graph") return ok(await pageGraph(s.clientFor, q, minRevision));
   if (route === "mirror") {
     // Whether an audit mirror answers (the charts' longer ranges need one): one event asked for, none relayed.

@@ -14,12 +14,17 @@
  *   capability (in any state, so its removal is shown), and names only such providers: a
  *   capability of another tenant's agents alone stays theirs, name included.
  * - Events about no agent (alerts) go to every page.
+ * - The approval gate's events (pending, approved, rejected) go to every page, whatever the
+ *   tenant: the page's approvals view lists every tenant's specs in the gate (the registry's
+ *   `registry.approval.pending`, as `agent-registry pending` does), and these events are what
+ *   keeps it live. They carry what that view shows: type, version, tenant, state, who and why.
  *
  * An event can arrive before this replica's view applied the change that caused it (another
  * replica published it): one whose `revision` is ahead of the view waits for the view first,
  * up to VIEW_WAIT_MS, then is decided on what the view holds.
  */
 import { scopeVisibleTo, visibleTo, type AgentState } from "../../domain/model/model.js";
+import { EventType } from "../../protocol/events.js";
 
 /** What the decision reads of this replica's view. */
 export type PageFleet = {
@@ -36,6 +41,9 @@ export const VIEW_WAIT_MS = 1000;
 
 /** The page's queries name no tenant: it sees shared agents only. */
 const PAGE_TENANT = null;
+
+/** The approval gate's events, shown to every page (the approvals view lists every tenant's). */
+const APPROVAL_EVENTS: ReadonlySet<unknown> = new Set([EventType.AgentPending, EventType.AgentApproved, EventType.AgentRejected]);
 
 type Fields = Record<string, unknown>;
 
@@ -55,7 +63,7 @@ export class EventVisibility {
   /** The same decision on the view as it is (heartbeats carry no revision to wait for). */
   shownNow(event: Fields): Fields | null {
     const data = dataOf(event);
-    if (data === undefined) return event;
+    if (data === undefined || APPROVAL_EVENTS.has(event["type"])) return event;
     const agentType = data["agent_type"];
     if (typeof agentType === "string") {
       const scope = data["tenant_scope"];

@@ -7,6 +7,7 @@ import type { UiHandler } from "../../kit/ops-server.js";
 import { RegistryClientError, RegistryTimeoutError, RegistryUnreachableError, InvalidRequestError } from "../../client/errors.js";
 import { answerApi, BadRequest, type ApiSettings } from "./api.js";
 import { GraphRequestError } from "./graph-api.js";
+import { ApprovalsRequestError } from "./approvals-api.js";
 import { offeredToken, tokenCheck, tokenCookie } from "./auth.js";
 import type { EventFeed } from "./event-feed.js";
 import { setPageHeaders, type StaticFiles } from "./static-files.js";
@@ -53,7 +54,7 @@ async function sendApi(res: ServerResponse, api: ApiSettings, route: string, que
     return sendJson(res, reply.status, reply.body);
   } catch (e) {
     // The registry's refusals keep their status and code; the page shows the message.
-    if (e instanceof BadRequest || e instanceof GraphRequestError || e instanceof InvalidRequestError) return sendJson(res, 400, { error: { code: "invalid_request", message: e.message } });
+    if (e instanceof BadRequest || e instanceof GraphRequestError || e instanceof ApprovalsRequestError || e instanceof InvalidRequestError) return sendJson(res, 400, { error: { code: "invalid_request", message: e.message } });
     if (e instanceof RegistryClientError) return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
     if (e instanceof RegistryTimeoutError) return sendJson(res, 504, { error: { code: "timeout", message: e.message } });
     if (e instanceof RegistryUnreachableError) return sendJson(res, 503, { error: { code: "unavailable", message: e.message } });

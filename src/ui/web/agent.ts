@@ -14,6 +14,7 @@ import { graphView } from "./graph-view.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 import { schemaView } from "./schema.js";
+import { approvalBadge, approvalNote } from "./approval-badge.js";
 
 const MAX_EVENTS = 200;
 
@@ -49,10 +50,13 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
 
   function renderFacts(a: AgentView): void {
     const shared = a.tenant_scope === null;
+    // A spec the approval gate holds is not exported: the card and tool spec answer 404 (docs/trust.md).
+    const held = a.approval !== undefined && a.approval.state !== "approved";
     const path = `/agents/${encodeURIComponent(a.agent_type)}`;
     fill(
       facts,
-      h("p", {}, badge(a.status), " ", a.display_name ?? null, a.display_name ? " — " : null, a.description),
+      approvalNote(a),
+      h("p", {}, a.approval && a.approval.state !== "approved" ? approvalBadge(a.approval.state) : badge(a.status), " ", a.display_name ?? null, a.display_name ? " — " : null, a.description),
       h(
         "dl",
         { class: "facts" },
@@ -64,12 +68,15 @@ export function mountAgent(root: HTMLElement, ctx: Context, agentType: string): 
           ["Subject", a.nats_subject],
           ["Instances", String(a.instance_count)],
         ].flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
+        ...(a.approval ? [h("dt", {}, "Approval"), h("dd", { id: "approval-state" }, a.approval.state, a.approval.by ? ` by ${a.approval.by} ` : null, a.approval.at ? absTime(a.approval.at) : null)] : []),
         h("dt", {}, "Registered"),
         h("dd", {}, absTime(a.registered_at)),
         h("dt", {}, "Last heartbeat"),
         h("dd", { id: "last-heartbeat" }, time(a.last_heartbeat, ctx.now()), a.last_heartbeat ? " · " : null, a.last_heartbeat ? absTime(a.last_heartbeat) : null),
       ),
-      shared
+      held
+        ? null
+        : shared
         ? h("p", { class: "links" }, h("a", { href: `${path}/agent-card.json` }, "A2A agent card"), " · ", h("a", { href: `${path}/toolspec.json` }, "MCP tool spec"))
         : h("p", { class: "muted" }, "A tenant's agent: its card and tool spec are exported over NATS only."),
     );

@@ -11,6 +11,7 @@ import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 import { summaryStrip } from "./summary-strip.js";
 import { charts } from "./charts.js";
+import { approvalBadge } from "./approval-badge.js";
 
 /** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
 const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
@@ -62,10 +63,15 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
           "tr",
           { "data-agent": r.agent_type },
           h("th", { scope: "row" }, h("a", { href: `#/agent/${encodeURIComponent(r.agent_type)}` }, r.agent_type), r.display_name ? h("div", { class: "muted small" }, r.display_name) : null),
-          h("td", { "data-col": "status" }, badge(r.status)),
+          // A spec the approval gate holds is not routed, whatever its instances' status: the badge says so first.
+          r.approval
+            ? h("td", { "data-col": "status" }, approvalBadge(r.approval), h("div", { class: "muted small" }, `instances ${r.status}, not routed`))
+            : h("td", { "data-col": "status" }, badge(r.status)),
           h("td", { "data-col": "kind" }, r.kind),
           h("td", { "data-col": "version" }, r.version),
-          h("td", { "data-col": "ready" }, `${r.ready} / ${r.instances}`),
+          r.approval
+            ? h("td", { "data-col": "ready", title: "no query routes to these instances until the spec is approved" }, h("span", { class: "muted" }, `not routed · ${r.instances}`))
+            : h("td", { "data-col": "ready" }, `${r.ready} / ${r.instances}`),
           h("td", { "data-col": "heartbeat" }, time(r.last_heartbeat, now)),
           h("td", { "data-col": "heard-at" }, absTime(r.last_heartbeat)),
           h("td", { "data-col": "tenant" }, r.tenant_scope ?? "shared"),

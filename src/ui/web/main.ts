@@ -1,10 +1,12 @@
 /**
- * The operator's web page (docs/ui.md): a hash router over three views. Fleet `#/`, one agent
- * `#/agent/<agent_type>`, the event feed `#/events`. Each view opens its own event stream and
+ * The operator's web page (docs/ui.md): a hash router over its views. Fleet `#/`, one agent
+ * `#/agent/<agent_type>`, the dependency graph `#/graph`, the specs waiting for approval
+ * `#/approvals`, the event feed `#/events`. Each view opens its own event stream and
  * closes it when the operator leaves it.
  */
 import { loadContext, type Context } from "./api.js";
 import { mountAgent } from "./agent.js";
+import { mountApprovals } from "./approvals.js";
 import { fill, h } from "./dom.js";
 import { mountFeed } from "./feed.js";
 import { mountFleet } from "./fleet.js";
@@ -19,7 +21,7 @@ function route(ctx: Context): void {
   const [path = "/", qs = ""] = location.hash.replace(/^#/, "").split("?", 2);
   const params = new URLSearchParams(qs);
   const agent = /^\/agent\/(.+)$/.exec(path);
-  const view = agent ? "agent" : path === "/events" ? "events" : path === "/graph" ? "graph" : "fleet";
+  const view = agent ? "agent" : path === "/events" ? "events" : path === "/graph" ? "graph" : path === "/approvals" ? "approvals" : "fleet";
   for (const a of document.querySelectorAll<HTMLAnchorElement>("[data-nav]")) {
     if (a.dataset["nav"] === view) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -31,6 +33,9 @@ function route(ctx: Context): void {
   } else if (view === "graph") {
     document.title = "Dependency graph · Agent registry";
     unmount = mountGraph(main, ctx, params);
+  } else if (view === "approvals") {
+    document.title = "Pending approval · Agent registry";
+    unmount = mountApprovals(main, ctx, params);
   } else if (view === "events") {
     document.title = "Events · Agent registry";
     unmount = mountFeed(main, ctx, params);
