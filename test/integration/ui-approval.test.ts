@@ -108,6 +108,9 @@ it("shows the pending specs, marks a pending agent in the fleet and on its page,
   await until(row("ap-billing", "status"), (t) => t?.startsWith("pending approval") ?? false, "the fleet's badge");
   expect(await text(row("ap-billing", "status"))).toBe("pending approvalinstances ready, not routed");
   expect(await text(row("ap-billing", "ready"))).toBe("not routed · 2");
+  // The strip counts every tenant's, acme's included, and links to the view.
+  await until('[data-tile="approvals"] .tile-value', (t) => t === "3", "the strip's count");
+  expect(await page.locator('[data-tile="approvals"].t-late a[href="#/approvals"]').count()).toBe(1);
   await page.screenshot({ path: `${SCREENSHOTS}ui-approval-fleet.png` });
   // The agent's page says it too, with the command that decides.
   await page.goto(`${base}/ui/#/agent/ap-billing`);
@@ -135,6 +138,7 @@ it("shows the pending specs, marks a pending agent in the fleet and on its page,
   await until(row("ap-search", "status"), (t) => t === "ready", "ap-search's badge goes, live");
   expect(await page.locator(`tr[data-agent="ap-search"] [data-approval]`).count()).toBe(0);
   expect(await text(row("ap-search", "ready"))).toBe("1 / 1");
+  await until('[data-tile="approvals"] .tile-value', (t) => t === "1", "the strip counts acme's alone");
   expect(await page.evaluate(() => (globalThis as unknown as { kept?: boolean }).kept)).toBe(true);
 });
 
@@ -151,4 +155,8 @@ it("shows a rejected spec with who rejected it and why, live", { timeout: 60_000
   await page.selectOption("#a-state", "pending");
   await until("#approvals-summary", (t) => t === "0 specs waiting for approval", "nothing waits");
   expect(await text("table.approvals tbody td")).toBe("Nothing waits for approval.");
+  await page.goto(`${base}/ui/#/`);
+  await until('[data-tile="rejected"] .tile-value', (t) => t === "1", "the strip counts the rejected spec");
+  expect(await text('[data-tile="approvals"] .tile-value')).toBe("0");
+  expect(await page.locator('[data-tile="approvals"].t-late').count()).toBe(0);
 });

@@ -1,7 +1,7 @@
 /**
  * The strip at the top of the fleet view: live instances by status with the late (amber) and
  * critical (red) ones counted apart, agent types by status, whether self-preservation has
- * paused eviction, which replica evicts, the registry replicas and the NATS server's version.
+ * paused eviction, how many specs wait for an operator's approval (amber, a link to them), which replica evicts, the registry replicas and the NATS server's version.
  * Read from /ui/api/summary every EVERY_MS and after stored events (at most one read in flight).
  */
 import type { FleetSummary } from "../shared.js";
@@ -37,6 +37,13 @@ export function summaryStrip(onSummary?: (s: FleetSummary) => void): SummaryStri
         sp === null ? "unknown (events stream unreadable)" : sp.active ? h("span", {}, "paused by self-preservation since ", absTime(sp.since), ` (${sp.overdue} of ${sp.live} overdue)`) : "running",
         sp?.active ? "t-critical" : "",
       ),
+      tile(
+        "approvals",
+        "Waiting for approval",
+        h("a", { href: "#/approvals" }, String(s.approvals.pending)),
+        s.approvals.pending > 0 ? "t-late" : "",
+      ),
+      s.approvals.rejected > 0 ? tile("rejected", "Rejected specs", h("a", { href: "#/approvals?state=rejected" }, String(s.approvals.rejected))) : null,
       tile("evictor", "Evictor lease", s.evictor ?? "no holder"),
       tile("replicas", "Registry replicas", s.replicas === null ? "unknown" : h("span", { title: s.replicas.map((r) => `${r.id} ${r.version}`).join("\n") }, `${s.replicas.length} (${[...new Set(s.replicas.map((r) => r.version))].join(", ")})`)),
       tile("nats", "NATS server", s.nats_server ?? "unknown"),
