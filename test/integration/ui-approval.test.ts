@@ -159,4 +159,8 @@ it("shows a rejected spec with who rejected it and why, live", { timeout: 60_000
   await until('[data-tile="rejected"] .tile-value', (t) => t === "1", "the strip counts the rejected spec");
   expect(await text('[data-tile="approvals"] .tile-value')).toBe("0");
   expect(await page.locator('[data-tile="approvals"].t-late').count()).toBe(0);
+  // The feed has the decision in words, a tenant's included.
+  await page.goto(`${base}/ui/#/events`);
+  const line = '#feed li[data-type="registry.agent.rejected"][data-subject="acme-invoices"] .ev-detail';
+  await until(line, (t) => t === "v1.0.0 rejected by bob: creates invoices without the ledger check", "the rejection in the feed");
 });
