@@ -1,7 +1,7 @@
 /**
  * Which NATS server the tests get, decided from a few facts about the machine. The choice is a
  * pure function so that every branch, the Docker-only one included, is unit-tested on a
- * machine that has neither Docker nor a missing binary (test/unit/nats-backend.test.ts).
+ * machine that has neither Docker nor a missing binary (test/unit/adapters/nats/nats-backend.test.ts).
  */
 import { existsSync } from "node:fs";
 import { homedir, userInfo } from "node:os";

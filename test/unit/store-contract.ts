@@ -1,6 +1,6 @@
 /**
  * The rules every Store implementation keeps (domain/ports.ts), written once and run against
- * the in-memory double (test/unit/memory-store.test.ts) and the JetStream KV adapter
+ * the in-memory double (test/unit/adapters/memory/memory-store.test.ts) and the JetStream KV adapter
  * (test/integration/kv-store.test.ts), so unit tests on the double say something about
  * production. `makeStore` must give an empty store each time.
  */

@@ -2,7 +2,7 @@
  * Every Prometheus metric the registry exports, registered on one prom-client Registry that
  * the composition root passes down (never the global one, so tests and several registries in
  * one process do not collide). deploy/grafana and deploy/prometheus/alerts.yml are checked
- * against these names by test/unit/deploy-files.test.ts.
+ * against these names by test/unit/config/deploy-files.test.ts.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { BoundHistogram } from "./bound-histogram.js";
