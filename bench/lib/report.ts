@@ -10,6 +10,7 @@ import { machine, type Machine } from "./proc.js";
 import { natsVersion, ROOT } from "./processes.js";
 import type { Row } from "./scenario.js";
 import { markdownTable, verdict } from "./table.js";
+import { SCENARIOS } from "../scenarios/index.js";
 
 export type RunRecord = {
   scenario: string;
@@ -124,7 +125,8 @@ export function renderDoc(results: Results, previousDoc: string): string {
   ].join("\n");
 }
 
-const ORDER = ["lookup", "lookup-scaling", "registration", "fleet", "cold-start", "mcp"];
+/** The report's order is the run's (bench/scenarios/index.ts), so every scenario has its place. */
+const ORDER = SCENARIOS.map((s) => s.name);
 
 function keptFindings(doc: string): string {
   const start = doc.indexOf(FINDINGS_START);
