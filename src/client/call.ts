@@ -63,6 +63,12 @@ export type CallOptions = {
   timeoutMs?: number;
   /** Check the reply against the capability's output schema (default true). */
   checkReply?: boolean;
+  /**
+   * Route and check against the registry's view at this store revision or later, as any query's
+   * `min_revision`: a coordinator that has just registered (or seen) an agent passes that
+   * write's revision, so the call cannot miss it on a replica that has not applied it yet.
+   */
+  minRevision?: number;
 };
 
 export type CallResult = { agent_type: string; nats_subject: string; reply: unknown };
@@ -71,16 +77,17 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 /** What call needs of the client: the queries it makes. */
 export type CallQueries = {
-  route(req: { skill: string }): Promise<RouteReply>;
-  get(agentType: string): Promise<{ agent: { nats_subject: string } }>;
-  check(req: CheckRequest): Promise<CheckReply>;
+  route(req: { skill: string }, opts?: { minRevision?: number }): Promise<RouteReply>;
+  get(agentType: string, opts?: { minRevision?: number }): Promise<{ agent: { nats_subject: string } }>;
+  check(req: CheckRequest, opts?: { minRevision?: number }): Promise<CheckReply>;
 };
 
 export async function callCapability(queries: CallQueries, nc: NatsConnection, capability: string, payload: unknown, opts: CallOptions = {}): Promise<CallResult> {
+  const at = opts.minRevision !== undefined ? { minRevision: opts.minRevision } : undefined;
   const target = opts.agentType !== undefined
-    ? { agent_type: opts.agentType, nats_subject: (await queries.get(opts.agentType)).agent.nats_subject }
-    : await queries.route({ skill: capability });
-  const input = await queries.check({ capability, agent_type: target.agent_type, payload });
+    ? { agent_type: opts.agentType, nats_subject: (await queries.get(opts.agentType, at)).agent.nats_subject }
+    : await queries.route({ skill: capability }, at);
+  const input = await queries.check({ capability, agent_type: target.agent_type, payload }, at);
   if (!input.valid) throw invalid("input", capability, target.agent_type, input.errors);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const body = new TextEncoder().encode(JSON.stringify(payload));

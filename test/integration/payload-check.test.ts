@@ -156,6 +156,16 @@ describe("RegistryClient.call: a task sent the checked way", () => {
     await nc.flush();
   });
 
+  it("with minRevision, routes to an agent registered just before, on a view that holds it", async () => {
+    nc.subscribe("agent.tasks.pc-fresh", { callback: (_err, msg) => msg.respond(JSON.stringify({ echoed: true })) });
+    await nc.flush();
+    const fresh = { name: "fresh.echo", description: "echoes", input_schema: {}, output_schema: {} };
+    const r = await raw.request(registerSubject("pc-fresh", {}), { spec: spec("pc-fresh", { capabilities: [fresh] }), heartbeat_interval_ms: 3_600_000 });
+    expect(r.ok, JSON.stringify(r.body)).toBe(true);
+    expect(await sdk.call("fresh.echo", {}, { minRevision: r.body.revision })).toEqual({ agent_type: "pc-fresh", nats_subject: "agent.tasks.pc-fresh", reply: { echoed: true } });
+    expect(await sdk.call("fresh.echo", {}, { agentType: "pc-fresh", minRevision: r.body.revision })).toMatchObject({ agent_type: "pc-fresh" });
+  });
+
   it("routes, sends the payload itself and returns the checked reply", async () => {
     received.length = 0;
     const result = await sdk.call("invoice.total", { invoice_id: "INV-9", lines: [{ amount: 2 }, { amount: 1.5 }] });
