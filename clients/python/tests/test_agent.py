@@ -47,8 +47,10 @@ async def test_an_agent_serves_tasks_that_call_sends_and_leaves_on_exit(nc: Nats
     async with agent:
         assert agent.registration.heartbeat_interval_ms == 200
         assert [e.type for e in events] == ["registered"]
-        await in_view(client, agent)
-        result = await client.call("text.echo", {"text": "hi"}, agent_type=agent_type)
+        # min_revision: the call routes and checks on a view that holds the registration.
+        result = await client.call(
+            "text.echo", {"text": "hi"}, agent_type=agent_type, min_revision=agent.registration.revision
+        )
         assert result.reply == {"text": "HI"}
         assert result.nats_subject == f"agents.{agent_type}.tasks"
         before = (await client.get(agent_type)).agent.instances[0].last_heartbeat

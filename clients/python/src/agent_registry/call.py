@@ -39,14 +39,20 @@ class CallResult:
 
 
 async def call_capability(
-    client: RegistryClient, capability: str, payload: Any, agent_type: str | None, timeout: float, check_reply: bool
+    client: RegistryClient,
+    capability: str,
+    payload: Any,
+    agent_type: str | None,
+    timeout: float,
+    check_reply: bool,
+    min_revision: int | None = None,
 ) -> CallResult:
     if agent_type is None:
-        route = await client.route(skill=capability)
+        route = await client.route(skill=capability, min_revision=min_revision)
         agent_type, subject = route.agent_type, route.nats_subject
     else:
-        subject = (await client.get(agent_type)).agent.nats_subject
-    verdict = await client.check(capability, payload, agent_type=agent_type)
+        subject = (await client.get(agent_type, min_revision=min_revision)).agent.nats_subject
+    verdict = await client.check(capability, payload, agent_type=agent_type, min_revision=min_revision)
     if not verdict.valid:
         raise _invalid("input", capability, agent_type, [Issue(e.path, e.message) for e in verdict.errors])
     data = json.dumps(payload).encode()

@@ -564,17 +564,20 @@ class RegistryClient:
         agent_type: str | None = None,
         timeout: float = 30.0,
         check_reply: bool = True,
+        min_revision: int | None = None,
     ) -> CallResult:
         """Sends a task to the agent ``route`` picks (or ``agent_type``) and returns its reply.
 
         The registry checks the payload against that agent's input schema first, so a payload that
         breaks it is never sent (InvalidPayloadError, ``direction="input"``); the reply is checked
-        against the output schema the same way unless ``check_reply=False``.
+        against the output schema the same way unless ``check_reply=False``. ``min_revision``
+        routes and checks on a view at that store revision or later: pass the revision of a
+        registration just seen, so a replica that has not applied it yet cannot answer no_route.
         """
         check_token("capability", capability, CAPABILITY_RE)
         if agent_type is not None:
             check_token("agent_type", agent_type, AGENT_TYPE_RE)
-        return await call_capability(self, capability, payload, agent_type, timeout, check_reply)
+        return await call_capability(self, capability, payload, agent_type, timeout, check_reply, min_revision)
 
     # ---- the approval gate (protocol v1.2, docs/trust.md): operators only, whatever this client's tenant ----
 
