@@ -157,7 +157,7 @@ describe("RegistryClient.call: a task sent the checked way", () => {
   });
 
   it("with minRevision, routes to an agent registered just before, on a view that holds it", async () => {
-    nc.subscribe("agent.tasks.pc-fresh", { callback: (_err, msg) => msg.respond(JSON.stringify({ echoed: true })) });
+    nc.subscribe("agent.tasks.pc-fresh", { callback: (_err, msg) => void msg.respond(JSON.stringify({ echoed: true })) });
     await nc.flush();
     const fresh = { name: "fresh.echo", description: "echoes", input_schema: {}, output_schema: {} };
     const r = await raw.request(registerSubject("pc-fresh", {}), { spec: spec("pc-fresh", { capabilities: [fresh] }), heartbeat_interval_ms: 3_600_000 });
