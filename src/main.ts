@@ -129,6 +129,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.startFanout(ctx, useCases);
     await steps.applyRegistryFile(ctx, useCases, registryFile);
+    await steps.watchTrustRoots(ctx, useCases);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.serveMcp(ctx, nats);
     await steps.serveAudit(ctx, nats);

@@ -103,7 +103,7 @@ export function toRow(seq: number, text: string, book: TenantBook): EventRow {
   if (type !== null && type.startsWith("registry.agent.") && subject !== null) {
     agentType = subject;
     // registered events name the tenant, and so do the approval gate's (v1.2), which may come first.
-    if (type === EventType.AgentRegistered || type === EventType.AgentPending || type === EventType.AgentApproved || type === EventType.AgentRejected) {
+    if (type === EventType.AgentRegistered || type === EventType.AgentPending || type === EventType.AgentApproved || type === EventType.AgentRejected || type === EventType.AgentTrustChanged) {
       const scope = data["tenant_scope"];
       book.agents.set(subject, typeof scope === "string" ? scope : null);
     }

@@ -21,6 +21,8 @@ export const EventType = {
   AgentApproved: "registry.agent.approved",
   /** v1.2: an operator rejected the stored spec (or withdrew an approved one): it is not routable. */
   AgentRejected: "registry.agent.rejected",
+  /** v1.2: the stored spec's verification changed without a new spec: trust roots reloaded, or a key's validity ended (docs/trust.md). */
+  AgentTrustChanged: "registry.agent.trust_changed",
   /** Core NATS only, never stored. */
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
@@ -98,6 +100,25 @@ export type ApprovalData = {
   reason: string | null;
   revision: number;
 };
+/** v1.2: a stored spec's trust state: verified, unverified, or withheld (not verified under `require`, so not routed). */
+export type TrustStateName = "verified" | "unverified" | "withheld";
+/**
+ * v1.2: the stored spec of `agent_type` changed trust state without a new spec (docs/trust.md,
+ * "When trust roots change"): `kid` and `publisher` of the attestation now held (or of the one
+ * that lapsed), `reason` why (a refusal reason such as `unknown_key` or `key_expired`,
+ * `verified` when it verifies again, `mode_off`, or `registered` for a registration of the same spec).
+ */
+export type TrustChangedData = {
+  agent_type: string;
+  version: string;
+  tenant_scope: string | null;
+  previous_state: TrustStateName;
+  state: TrustStateName;
+  kid: string | null;
+  publisher: string | null;
+  reason: string;
+  revision: number;
+};
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
 /** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
 export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
@@ -113,6 +134,7 @@ export type EventData = {
   "registry.agent.pending": ApprovalData;
   "registry.agent.approved": ApprovalData;
   "registry.agent.rejected": ApprovalData;
+  "registry.agent.trust_changed": TrustChangedData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
   "registry.alert.audit_gap": AuditGapData;
@@ -141,6 +163,7 @@ export type DependencyRestoredEvent = CloudEvent<"registry.agent.dependency_rest
 export type AgentPendingEvent = CloudEvent<"registry.agent.pending", ApprovalData>;
 export type AgentApprovedEvent = CloudEvent<"registry.agent.approved", ApprovalData>;
 export type AgentRejectedEvent = CloudEvent<"registry.agent.rejected", ApprovalData>;
+export type AgentTrustChangedEvent = CloudEvent<"registry.agent.trust_changed", TrustChangedData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;

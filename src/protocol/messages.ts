@@ -164,8 +164,14 @@ export type AgentView = Omit<AgentSpec, "capabilities"> & {
 /** v1.2: an approval as replies show it; `by`, `at` and `reason` once an operator decided. */
 export type ApprovalView = { state: ApprovalState; by?: string; at?: string; reason?: string };
 
-/** v1.2: a stored spec's verification; `verified: false` for one stored without (trust off, or unsigned under verify-if-present). */
-export type TrustView = { verified: false } | { verified: true; kid: string; publisher: string; verified_at: string };
+/**
+ * v1.2: a stored spec's verification; `verified: false` for one stored without (trust off, or
+ * unsigned under verify-if-present), with `lapse` once a re-judgement after the trust roots
+ * changed found it no longer verified (`withheld`: not routed, under `require`).
+ */
+export type TrustView =
+  | { verified: false; lapse?: { state: "unverified" | "withheld"; reason: string; kid: string | null; at: string } }
+  | { verified: true; kid: string; publisher: string; verified_at: string };
 
 // ---- queries ----
 

@@ -223,7 +223,7 @@ export class QueryService {
    */
   private approvedAgent(agentType: string, tenant: Tenant): AgentState {
     const agent = this.visibleAgent(agentType, tenant);
-    if (!isRoutable(agent.approval)) {
+    if (!isRoutable(agent)) {
       const why = agent.approval?.state === "rejected" ? "was rejected by an operator" : "waits for an operator's approval";
       throw notFound(`agent type ${agentType}'s spec ${why}: it is not exported until approved`);
     }
@@ -245,7 +245,7 @@ export class QueryService {
     const matches: Array<{ agent: AgentState; cap: Capability }> = [];
     for (const type of this.view.providersOf(capability)) {
       const agent = this.view.get(type);
-      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered || !isRoutable(agent.approval)) continue;
+      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered || !isRoutable(agent)) continue;
       const cap = agent.spec.capabilities.find((c) => c.name === capability);
       if (cap) matches.push({ agent, cap });
     }
@@ -270,7 +270,7 @@ export class QueryService {
       const matches: Array<{ agent: AgentState; cap: Capability }> = [];
       for (const type of this.view.providersOf(q.capability)) {
         const agent = this.view.get(type);
-        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent.approval)) continue;
+        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent)) continue;
         if (verifiedOnly && agent.trust === undefined) continue;
         if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
         const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
@@ -339,7 +339,7 @@ export class QueryService {
           const matches: Array<{ agent: AgentState; cap: Capability }> = [];
           for (const type of this.view.providersOf(name)) {
             const agent = this.view.get(type);
-            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !isRoutable(agent.approval)) continue;
+            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !isRoutable(agent)) continue;
             const cap = agent.spec.capabilities.find((c) => c.name === name);
             if (cap) matches.push({ agent, cap });
           }
@@ -386,7 +386,7 @@ export class QueryService {
             agent !== undefined &&
             agent.status !== AgentStatus.Deregistered &&
             visibleTo(agent, tenant) &&
-            isRoutable(agent.approval) &&
+            isRoutable(agent) &&
             ofKind(agent, q.kind) &&
             (q.verified_only !== true || agent.trust !== undefined)
           );
@@ -401,7 +401,7 @@ export class QueryService {
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
       const visible = [...candidates].filter(
-        (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a.approval) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
+        (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
       );
       const page = takePage(discover(visible, q.capability, q.kind), (d) => d.id, (d) => d, {
         limit: q.limit ?? Number.POSITIVE_INFINITY,

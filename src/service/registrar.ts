@@ -205,7 +205,7 @@ export class Registrar {
       throw new RegistryError(ErrorCode.Internal, `the spec of ${agentType} came out with tenant_scope ${String(spec.tenant_scope)} on tenant ${opts.tenant}'s subject`);
     }
     // Judged on the body as signed, once the spec's tenant is known; a refusal stores nothing.
-    const trust = await this.deps.trust?.judge(presented, body, spec, this.deps.clock.now());
+    const judged = await this.deps.trust?.judge(presented, body, spec, this.deps.clock.now());
     const warnings = [...validated.warnings];
     const subjectProblems = subjectIssues(agentType, spec.nats_subject, settings);
     if (subjectProblems.length > 0) throw invalidSpec(`spec is invalid: ${describeIssues(subjectProblems)}`, subjectProblems);
@@ -268,7 +268,7 @@ export class Registrar {
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(trust ? { trust } : {}), approvalPolicy },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(judged ? { trust: judged.trust, signed: judged.signed } : {}), approvalPolicy },
         current,
         { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),

@@ -14,6 +14,7 @@ import type { ApprovalPolicy } from "../domain/trust/approval-policy.js";
 import { trustRefusal } from "../domain/trust/trust-refusal.js";
 import type { TrustRoots } from "../domain/trust/trust-roots.js";
 import { verifySignatures, type Attestation } from "../domain/trust/verify-signatures.js";
+import { evidenceOf, type SignedEvidence } from "../domain/trust/signed-evidence.js";
 
 /** Fields beside a card that decide where its requests go or who owns it, and that its signature does not cover. */
 const UNSIGNED_CARD_FIELDS = ["nats_subject", "consumer_group", "owner_team"] as const;
@@ -25,12 +26,25 @@ const UNSIGNED_CARD_FIELDS = ["nats_subject", "consumer_group", "owner_team"] as
  */
 export type Presented = { readonly document: SignedDocument | null } | { readonly refused: RegistryError } | null;
 
+/** What registration stores of its judgement: the attestation, and the signatures it verified (kept to verify again). */
+export type Judgement = { readonly trust: Attestation; readonly signed: SignedEvidence } | undefined;
+
 export class TrustGate {
-  constructor(private readonly roots: TrustRoots) {}
+  constructor(private current: TrustRoots) {}
+
+  /** The trust roots in force: the last good ones read (trust-reload.ts replaces them). */
+  get roots(): TrustRoots {
+    return this.current;
+  }
+
+  /** v1.2: new trust roots, read again after the trust file changed; registrations from now on are judged by them. */
+  replace(roots: TrustRoots): void {
+    this.current = roots;
+  }
 
   /** v1.2: the approval policy a registration of this tenant (null: shared) is stored under (approval-policy.ts). */
   approvalPolicy(tenant: string | null): ApprovalPolicy {
-    return this.roots.approvalFor(tenant);
+    return this.current.approvalFor(tenant);
   }
 
   /**
@@ -40,12 +54,12 @@ export class TrustGate {
    * otherwise the refusal waits for the judgement, which drops it if the spec's tenant is off.
    */
   presented(body: Readonly<Record<string, unknown>>, subjectTenant?: string | null): Presented {
-    if (!this.roots.enabled) return null;
+    if (!this.current.enabled) return null;
     try {
       return { document: presentedSignatures(body) };
     } catch (e) {
       const tenant = typeof subjectTenant === "string" ? subjectTenant : namedTenant(body);
-      if (!(e instanceof RegistryError) || this.roots.forTenant(tenant) !== undefined) throw e;
+      if (!(e instanceof RegistryError) || this.current.forTenant(tenant) !== undefined) throw e;
       return { refused: e };
     }
   }
@@ -54,9 +68,9 @@ export class TrustGate {
    * The attestation to store with the spec, or undefined for an unverified one. `body` is the
    * body as sent (before its tenant was bound into it): the signature covers what the signer sent.
    */
-  async judge(presented: Presented, body: Readonly<Record<string, unknown>>, spec: AgentSpec, now: number): Promise<Attestation | undefined> {
+  async judge(presented: Presented, body: Readonly<Record<string, unknown>>, spec: AgentSpec, now: number): Promise<Judgement> {
     if (presented === null) return undefined;
-    const trust = this.roots.forTenant(spec.tenant_scope ?? null);
+    const trust = this.current.forTenant(spec.tenant_scope ?? null);
     if (trust === undefined) return undefined;
     if ("refused" in presented) throw presented.refused;
     const doc = presented.document;
@@ -70,7 +84,10 @@ export class TrustGate {
       const unsigned = UNSIGNED_CARD_FIELDS.find((f) => body[f] !== undefined);
       if (unsigned !== undefined) throw trustRefusal("unsigned_fields", unsigned, "the card's signatures do not cover it: put it in the card or leave it to its default");
     }
-    return verifySignatures(doc, trust, spec.agent_type, now);
+    const trusted = await verifySignatures(doc, trust, spec.agent_type, now);
+    const signed = evidenceOf(doc, spec.agent_type);
+    // verifySignatures refuses a document with no signature, so there is always evidence here.
+    return signed === undefined ? undefined : { trust: trusted, signed };
   }
 }
 

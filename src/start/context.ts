@@ -16,6 +16,8 @@ import type { Registrar } from "../service/registrar.js";
 import type { SchemaRegistrar } from "../service/schema-registrar.js";
 import type { QueryService } from "../service/queries.js";
 import type { Approvals } from "../service/approvals.js";
+import type { TrustGate } from "../service/trust-gate.js";
+import type { TrustRejudge } from "../service/trust-rejudge.js";
 import type { EvictorLease } from "../service/evictor-lease.js";
 import type { Evictor } from "../service/evictor.js";
 import { type FileWarnings } from "../service/static-registry.js";
@@ -71,6 +73,8 @@ export type UseCases = {
   evictor: Evictor;
   lease: EvictorLease;
   fileWarnings: FileWarnings;
+  /** v1.2: the trust roots in force for registration, and the re-judgement of stored specs when they change (docs/trust.md). */
+  trust: { gate: TrustGate; rejudge: TrustRejudge };
   /** REGISTRY_LIVENESS=memory: tells the other replicas which heartbeats this one answered from memory. */
   fanout: HeardFanout | null;
 };

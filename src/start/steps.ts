@@ -11,6 +11,7 @@ export { listenOps, serveAgentDocuments, openEndpoints } from "./endpoints.js";
 export { connectNats } from "./nats.js";
 export { openLeaseStore, openStores, startPublisher } from "./stores.js";
 export { readCardSigner, readTrustRoots } from "./trust.js";
+export { watchTrustRoots } from "./trust-reload.js";
 export { buildUseCases, startFanout, loadView } from "./use-cases.js";
 export { readRegistryFile, applyRegistryFile } from "./registry-file.js";
 export type { StartRegistryFile } from "./registry-file.js";

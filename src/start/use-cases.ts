@@ -20,6 +20,7 @@ import type { StoreWriter } from "../domain/ports.js";
 import { HeardFanout, natsHeardBus } from "../service/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 import { TrustGate } from "../service/trust-gate.js";
+import { TrustRejudge } from "../service/trust-rejudge.js";
 import { Approvals } from "../service/approvals.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
@@ -51,7 +52,9 @@ export function buildUseCases(
   const viewFeed = (built.feed = buildFeed(ctx, stores, publisher, lease));
   const catchUp = viewCatchUp(store, viewFeed, root.child({ component: "catch-up" }));
   const fanout = config.liveness === "memory" ? buildFanout(ctx, nats) : null;
-  const registrar = buildRegistrar(ctx, { store, checker, evictor, lease, feed: viewFeed, fanout, catchUp, trustRoots });
+  const trustGate = new TrustGate(trustRoots);
+  const registrar = buildRegistrar(ctx, { store, checker, evictor, lease, feed: viewFeed, fanout, catchUp, trustGate });
+  const trustRejudge = new TrustRejudge({ store, view, clock, log: root.child({ component: "trust" }), roots: () => trustGate.roots, onRewritten: () => metrics.trustRejudged.inc() });
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
   const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
   const fileWarnings: FileWarnings = { current: [] };
@@ -79,7 +82,7 @@ export function buildUseCases(
     fanout?.reconnected();
     viewFeed.restart("reconnected");
   });
-  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout };
+  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge } };
 }
 
 function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {
@@ -198,7 +201,7 @@ type RegistrarParts = {
   feed: ViewFeed;
   fanout: HeardFanout | null;
   catchUp: () => Promise<void>;
-  trustRoots: TrustRoots;
+  trustGate: TrustGate;
 };
 
 function buildRegistrar({ config, clock, metrics, view, root, subjects }: StartContext, p: RegistrarParts): Registrar {
@@ -226,7 +229,7 @@ function buildRegistrar({ config, clock, metrics, view, root, subjects }: StartC
     viewAt: async (revision) => (await p.feed.waitForRevision(revision, VIEW_AT_MS)) === "reached",
     specBudget: config.typeSpecCheckMs > 0 ? new TypeBudgets(config.typeSpecCheckMs, 20 * config.typeSpecCheckMs) : undefined,
     log: root.child({ component: "registrar" }),
-    trust: new TrustGate(p.trustRoots),
+    trust: p.trustGate,
   });
 }
 

@@ -1,8 +1,9 @@
 /**
  * Reads the operator's trust file (REGISTRY_TRUST_FILE, docs/trust.md) and the JWKS files it
- * names, relative to its own directory. Read once at start: a broken file stops the start with
- * a message naming the file and the problem, before anything listens. Keys are read from local
- * files only; no URL is ever fetched.
+ * names, relative to its own directory. At start a broken file stops the start with a message
+ * naming the file and the problem, before anything listens; read again when they change
+ * (start/trust-reload.ts), a broken one is logged and the last good roots stay. Keys are read
+ * from local files only; no URL is ever fetched.
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -20,23 +21,34 @@ export class TrustFileError extends Error {
 }
 
 export async function loadTrustFile(path: string): Promise<TrustRoots> {
-  const parsed = trustDocument.safeParse(await readJson(path, path));
+  return (await readTrustFile(path)).roots;
+}
+
+/** A file the trust roots were read from, with the text read, to watch it for changes. */
+export type TrustSource = { readonly path: string; readonly text: string };
+
+/** The trust roots of the file, and every file they were read from (the trust file, then its JWKS files). */
+export async function readTrustFile(path: string): Promise<{ roots: TrustRoots; sources: TrustSource[] }> {
+  const sources: TrustSource[] = [];
+  const parsed = trustDocument.safeParse(await readJson(path, path, sources));
   if (!parsed.success) throw new TrustFileError(path, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   const base = dirname(path);
   try {
-    return await trustRootsOf(parsed.data, (jwksPath) => readJson(resolve(base, jwksPath), path));
+    const roots = await trustRootsOf(parsed.data, (jwksPath) => readJson(resolve(base, jwksPath), path, sources));
+    return { roots, sources };
   } catch (e) {
     if (e instanceof TrustFileError) throw e;
     throw new TrustFileError(path, (e as Error).message);
   }
 }
 
-async function readJson(file: string, trustFile: string): Promise<unknown> {
+async function readJson(file: string, trustFile: string, sources: TrustSource[]): Promise<unknown> {
   let text: string;
   try {
     const bytes = await readFile(file);
     if (bytes.length > MAX_TRUST_FILE_BYTES) throw new TrustFileError(trustFile, `${file} is over ${MAX_TRUST_FILE_BYTES} bytes`);
     text = bytes.toString("utf8");
+    sources.push({ path: file, text });
   } catch (e) {
     if (e instanceof TrustFileError) throw e;
     throw new TrustFileError(trustFile, `cannot read ${file}: ${(e as Error).message}`);

@@ -229,6 +229,16 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Loads of the static registry file that failed (the previous content stays)",
       registers,
     }),
+    trustFileErrors: new Counter({
+      name: "agent_registry_trust_file_errors_total",
+      help: "Reloads of the trust file (or a JWKS file it names) that failed (the last good trust roots stay)",
+      registers,
+    }),
+    trustRejudged: new Counter({
+      name: "agent_registry_trust_rejudged_total",
+      help: "Stored specs whose trust standing this replica rewrote after the trust roots changed or a grant's validity ended",
+      registers,
+    }),
 
     buildInfo: new Gauge({
       name: "agent_registry_build_info",

@@ -55,6 +55,12 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
       paint = d.state === "approved" ? c.green : c.red;
       break;
     }
+    case "registry.agent.trust_changed": {
+      const d = event.data;
+      detail = `${d.version} ${d.previous_state} -> ${d.state} (${d.reason}${d.kid === null ? "" : `, key ${d.kid}`})`;
+      paint = d.state === "verified" ? c.green : d.state === "withheld" ? c.red : c.yellow;
+      break;
+    }
     case "registry.agent.heartbeat":
       detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
       break;

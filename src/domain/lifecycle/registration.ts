@@ -9,6 +9,7 @@ import { AgentStatus, STATIC_INSTANCE_ID, type AgentState, type InstanceStatus }
 import { liveInstanceRecord, type AgentRecord, type GoneInstanceRecord, type InstanceRecord, type LiveInstanceRecord, type RemovalReason } from "../model/records.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { Attestation } from "../trust/verify-signatures.js";
+import type { SignedEvidence } from "../trust/signed-evidence.js";
 import { approvalOnRegister, ApprovalPolicy, type Approval } from "../trust/approval-policy.js";
 import { describeDiff, sameContent, specDiff } from "../spec/spec-diff.js";
 import type { StoredClaim } from "../model/subject-claims.js";
@@ -37,6 +38,8 @@ export type RegisterCommand = {
   readonly replace?: boolean;
   /** v1.2: the registration's verified signature (docs/trust.md); absent: unverified. */
   readonly trust?: Attestation;
+  /** v1.2: the signatures it presented, kept to verify the spec again when trust roots change (signed-evidence.ts). */
+  readonly signed?: SignedEvidence;
   /** v1.2: the tenant's approval policy (docs/trust.md, "The approval gate"); absent: auto. */
   readonly approvalPolicy?: ApprovalPolicy;
 };
@@ -96,7 +99,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
       // unless it is a deliberate overwrite.
       if (cmd.replace !== true && cmd.static !== true) throw versionConflict(stored.spec, cmd.spec);
       replaced = true;
-    } else if (order === 0 && (stored.static === true) === (cmd.static === true) && sameTrust(stored.trust, cmd.trust)) {
+    } else if (order === 0 && (stored.static === true) === (cmd.static === true) && sameTrust(stored.trust, cmd.trust) && !keepsNewEvidence(stored, cmd)) {
       replace = false;
     }
   }
@@ -109,7 +112,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
   // the record) instead of leaving a live instance with no spec behind it.
   const approval = approvalOnRegister(cmd.approvalPolicy ?? ApprovalPolicy.Auto, stored, cmd.spec, cmd.static === true);
   const revive = stored !== undefined && fleet.otherLiveVersions.length === 0 && current.instance?.record.kind !== "instance";
-  const changed = replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust));
+  const changed = replace && (specChanged || !stored || (stored.static === true) !== (cmd.static === true) || !sameTrust(stored.trust, cmd.trust) || keepsNewEvidence(stored, cmd));
   const agentWrite =
     revive || changed
       ? {
@@ -122,6 +125,7 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
             updated_at: changed || !stored ? now : stored.updated_at,
             ...(cmd.static ? { static: true } : {}),
             ...(cmd.trust ? { trust: cmd.trust } : {}),
+            ...(cmd.signed ? { signed: cmd.signed } : {}),
             ...(approval ? { approval } : {}),
           },
           expectedRevision: current.agent?.revision ?? 0,
@@ -168,6 +172,14 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
  */
 function sameTrust(a: Attestation | undefined, b: Attestation | undefined): boolean {
   return a === undefined || b === undefined ? a === b : a.kid === b.kid && a.publisher === b.publisher;
+}
+
+/**
+ * Whether a verified registration brings signatures a record stored before v1.2 kept them
+ * lacks: it is then written once, so the spec can be verified again later (signed-evidence.ts).
+ */
+function keepsNewEvidence(stored: { readonly signed?: SignedEvidence | undefined }, cmd: RegisterCommand): boolean {
+  return cmd.trust !== undefined && cmd.signed !== undefined && stored.signed === undefined;
 }
 
 /** 409 naming what differs, and the two ways out. */

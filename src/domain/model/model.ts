@@ -5,6 +5,8 @@
  */
 import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
+import type { TrustLapse } from "../trust/trust-lapse.js";
+import type { SignedEvidence } from "../trust/signed-evidence.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID } from "../../protocol/states.js";
@@ -67,10 +69,16 @@ export type AgentState = {
   readonly status: AgentStatus;
   /** When the last live instance left; null while any is live. */
   readonly deregistered_at: number | null;
+  /** Loaded from a registry file (the operator's own); absent outside the view. */
+  readonly static?: boolean;
   /** v1.2: how the stored spec was verified (docs/trust.md); absent: unverified. */
   readonly trust?: Attestation | undefined;
   /** v1.2: the stored spec's approval (docs/trust.md, "The approval gate"); absent: approved. */
   readonly approval?: Approval | undefined;
+  /** v1.2: why the stored spec is no longer verified, or withheld (trust-standing.ts); absent: as registered. */
+  readonly trust_lapse?: TrustLapse | undefined;
+  /** v1.2: the signatures the spec was registered with, kept to verify it again (signed-evidence.ts). */
+  readonly signed?: SignedEvidence | undefined;
 };
 
 /** Aggregate status of an agent from its live instances (PROTOCOL.md section 2, AgentView). */

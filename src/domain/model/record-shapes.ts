@@ -14,6 +14,8 @@ import { ApprovalState, InstanceStatus, RemovalReason } from "../../protocol/sta
 import type { AgentRecord, GoneInstanceRecord, LiveInstanceRecord } from "./record-types.js";
 import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
+import type { KeptSignature, SignedEvidence } from "../trust/signed-evidence.js";
+import type { TrustLapse } from "../trust/trust-lapse.js";
 import {
   anyObject,
   arrayOf,
@@ -121,6 +123,21 @@ const approval: ShapeOf<Approval> = {
   reason: optional(string),
 };
 
+const keptSignature: ShapeOf<KeptSignature> = { protected: string, signature: string, header: optional(anyObject) };
+
+const signedEvidence: ShapeOf<SignedEvidence> = {
+  source: oneOf(["spec", "a2a_card", "mcp_toolspec", "mcp_server"]),
+  payload: string,
+  signatures: arrayOf(objectOf(keptSignature)),
+};
+
+const trustLapse: ShapeOf<TrustLapse> = {
+  state: oneOf(["unverified", "withheld"]),
+  reason: string,
+  kid: nullable(string),
+  at: number,
+};
+
 const agentRecord: ShapeOf<AgentRecord> = {
   kind: oneOf(["agent"]),
   spec: objectOf(spec),
@@ -129,6 +146,8 @@ const agentRecord: ShapeOf<AgentRecord> = {
   static: optional(boolean),
   trust: optional(objectOf(attestation)),
   approval: optional(objectOf(approval)),
+  signed: optional(objectOf(signedEvidence)),
+  trust_lapse: optional(objectOf(trustLapse)),
 };
 
 const liveInstance: ShapeOf<LiveInstanceRecord> = {

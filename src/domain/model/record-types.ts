@@ -7,6 +7,8 @@ import type { InstanceStatus } from "./model.js";
 import type { RemovalReason } from "../../protocol/states.js";
 import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
+import type { SignedEvidence } from "../trust/signed-evidence.js";
+import type { TrustLapse } from "../trust/trust-lapse.js";
 
 /** `agents.<agent_type>`: the spec every instance of the type shares. */
 export type AgentRecord = {
@@ -26,6 +28,13 @@ export type AgentRecord = {
    * approved (policy auto, a registry-file entry, or a record written before v1.2).
    */
   readonly approval?: Approval;
+  /**
+   * v1.2: the signatures the spec was registered with and the canonical text they cover, kept
+   * so the spec can be verified again when its tenant's trust roots change (signed-evidence.ts).
+   */
+  readonly signed?: SignedEvidence;
+  /** v1.2: why the spec is not verified (any longer), from a re-judgement (trust-standing.ts). */
+  readonly trust_lapse?: TrustLapse;
 };
 
 /** `instances.<agent_type>.<instance_id>` while the instance is live. */

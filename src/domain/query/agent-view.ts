@@ -90,7 +90,9 @@ export function approvalView(a: Approval): ApprovalView {
 /** v1.2: how the stored spec was verified, as get, list and find show it. */
 export function trustView(a: AgentState): TrustView {
   const t = a.trust;
-  return t === undefined ? { verified: false } : { verified: true, kid: t.kid, publisher: t.publisher, verified_at: iso(t.verified_at) };
+  if (t !== undefined) return { verified: true, kid: t.kid, publisher: t.publisher, verified_at: iso(t.verified_at) };
+  const l = a.trust_lapse;
+  return l === undefined ? { verified: false } : { verified: false, lapse: { state: l.state, reason: l.reason, kid: l.kid, at: iso(l.at) } };
 }
 
 export function readyInstances(a: AgentState): number {

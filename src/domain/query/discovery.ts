@@ -92,7 +92,7 @@ export function find(index: AgentIndex, query: FindQuery, tenant: string | null)
   for (const t of types) {
     const agent = index.get(t);
     // A spec waiting for (or refused) an operator's approval is not found (approval-policy.ts).
-    if (agent && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && isRoutable(agent.approval)) out.push(agent);
+    if (agent && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && isRoutable(agent)) out.push(agent);
   }
   return out.sort((a, b) => (a.agent_type < b.agent_type ? -1 : a.agent_type > b.agent_type ? 1 : 0));
 }

@@ -60,7 +60,7 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
   const scored: { agent: AgentState; score: number }[] = [];
   for (const agentType of candidateTypes) {
     const agent = index.get(agentType);
-    if (!agent || agent.status !== AgentStatus.Ready || !visibleTo(agent, tenant) || !isRoutable(agent.approval)) continue;
+    if (!agent || agent.status !== AgentStatus.Ready || !visibleTo(agent, tenant) || !isRoutable(agent)) continue;
     if (req.verified_only === true && agent.trust === undefined) continue;
     let raw = 0;
     if (skill !== undefined && index.byCapability(skill).has(agentType)) raw += ROUTE_WEIGHTS.skill;

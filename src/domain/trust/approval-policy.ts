@@ -6,6 +6,7 @@
  * v1.2 did. The record of a spec stored before v1.2, or under `auto`, carries no approval and
  * reads as approved, so nothing changes for a fleet that never sets `manual`.
  */
+import { trustAllowsRouting, type TrustLapse } from "./trust-lapse.js";
 import { conflict } from "../errors.js";
 import { ApprovalState } from "../../protocol/states.js";
 import { sameContent } from "../spec/spec-diff.js";
@@ -24,9 +25,13 @@ export type Approval = {
   readonly reason?: string;
 };
 
-/** Whether a spec with this approval may be routed to: absent (auto, static, or before v1.2) or approved. */
-export function isRoutable(approval: Approval | undefined): boolean {
-  return approval === undefined || approval.state === ApprovalState.Approved;
+/**
+ * Whether a stored spec may be routed to: its approval absent (auto, static, or before v1.2) or
+ * approved, and its trust not withheld (not verified any longer under `require`, trust-standing.ts).
+ */
+export function isRoutable(agent: { readonly approval?: Approval | undefined; readonly trust_lapse?: TrustLapse | undefined }): boolean {
+  const approval = agent.approval;
+  return (approval === undefined || approval.state === ApprovalState.Approved) && trustAllowsRouting(agent.trust_lapse);
 }
 
 /** What the stored spec record held, as far as the gate reads it. */

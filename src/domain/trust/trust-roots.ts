@@ -48,6 +48,11 @@ export class TrustRoots {
     return trust?.approval ?? ApprovalPolicy.Auto;
   }
 
+  /** Every tenant's trust, and the shared agents' (to find the next grant boundary). */
+  all(): TenantTrust[] {
+    return [...this.tenants.values(), ...(this.shared ? [this.shared] : [])];
+  }
+
   /** Whether any tenant verifies at all: if none, registration skips every trust step. */
   get enabled(): boolean {
     if (this.shared !== undefined && this.shared.mode !== TrustMode.Off) return true;

@@ -50,17 +50,23 @@ async function verifyOne(sig: PresentedSignature, payload: string, trust: Tenant
   }
   if (alg !== key.alg) throw trustRefusal("alg_not_allowed", `${sig.path}.protected`, `alg ${JSON.stringify(alg)}; key ${kid} verifies ${key.alg} only`);
   if (header["b64"] === false) throw trustRefusal("malformed_signature", `${sig.path}.protected`, "an unencoded payload (b64 false) is not accepted");
-  const grants = trust.signers.filter((g) => g.kid === kid && g.agentTypes.some((p) => matchesAgentType(p, agentType)));
-  if (grants.length === 0) throw trustRefusal("not_authorized", `${sig.path}.protected`, `key ${kid} may not sign for agent type ${agentType}`);
-  const current = grants.find((g) => (g.notBefore === undefined || now >= g.notBefore) && (g.notAfter === undefined || now <= g.notAfter));
-  if (current === undefined) {
-    const expired = grants.some((g) => g.notAfter !== undefined && now > g.notAfter);
-    throw trustRefusal(expired ? "key_expired" : "key_not_yet_valid", `${sig.path}.protected`, `key ${kid} is ${expired ? "past its not_after" : "before its not_before"}`);
-  }
+  const current = currentGrant(trust, kid, agentType, now, `${sig.path}.protected`);
   try {
     await flattenedVerify({ protected: sig.protected, payload, signature: sig.signature, ...(sig.header ? { header: sig.header } : {}) }, key.key, { algorithms: [key.alg] });
   } catch {
     throw trustRefusal("bad_signature", `${sig.path}.signature`, `the signature does not verify with key ${kid} over the JCS canonical form of the signed document`);
+  }
+  return current;
+}
+
+/** The grant that lets key `kid` sign for `agentType` at `now`; throws the refusal saying why none does. */
+export function currentGrant(trust: TenantTrust, kid: string, agentType: string, now: number, path: string): SignerGrant {
+  const grants = trust.signers.filter((g) => g.kid === kid && g.agentTypes.some((p) => matchesAgentType(p, agentType)));
+  if (grants.length === 0) throw trustRefusal("not_authorized", path, `key ${kid} may not sign for agent type ${agentType}`);
+  const current = grants.find((g) => (g.notBefore === undefined || now >= g.notBefore) && (g.notAfter === undefined || now <= g.notAfter));
+  if (current === undefined) {
+    const expired = grants.some((g) => g.notAfter !== undefined && now > g.notAfter);
+    throw trustRefusal(expired ? "key_expired" : "key_not_yet_valid", path, `key ${kid} is ${expired ? "past its not_after" : "before its not_before"}`);
   }
   return current;
 }

@@ -5,6 +5,7 @@
  */
 import { AgentStatus } from "../model/model.js";
 import { isRoutable, type Approval } from "../trust/approval-policy.js";
+import type { TrustLapse } from "../trust/trust-lapse.js";
 import type { DerivedEvent } from "./events.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 
@@ -13,8 +14,8 @@ export type ReadyCapabilities = ReadonlyMap<string, Capability>;
 
 const NONE: ReadyCapabilities = new Map();
 
-export function readyCapabilities(agent: { status: AgentStatus; caps: ReadyCapabilities; approval?: Approval | undefined } | undefined): ReadyCapabilities {
-  return agent !== undefined && agent.status === AgentStatus.Ready && isRoutable(agent.approval) ? agent.caps : NONE;
+export function readyCapabilities(agent: { status: AgentStatus; caps: ReadyCapabilities; approval?: Approval | undefined; trust_lapse?: TrustLapse | undefined } | undefined): ReadyCapabilities {
+  return agent !== undefined && agent.status === AgentStatus.Ready && isRoutable(agent) ? agent.caps : NONE;
 }
 
 export function capabilitiesByName(spec: AgentSpec): Map<string, Capability> {

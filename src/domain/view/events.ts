@@ -28,7 +28,8 @@ type DerivedType =
   | "registry.agent.dependency_restored"
   | "registry.agent.pending"
   | "registry.agent.approved"
-  | "registry.agent.rejected";
+  | "registry.agent.rejected"
+  | "registry.agent.trust_changed";
 
 /** A derived event before it gets its envelope; `subject` is the agent_type or capability. */
 export type DerivedEvent = { [T in DerivedType]: { type: T; subject: string; data: EventData[T] } }[DerivedType];

@@ -9,6 +9,9 @@
 import type { Attestation } from "../trust/verify-signatures.js";
 import { isRoutable, type Approval } from "../trust/approval-policy.js";
 import { approvalEvent } from "./approval-events.js";
+import { trustChangedEvent } from "./trust-events.js";
+import type { TrustLapse } from "../trust/trust-lapse.js";
+import type { SignedEvidence } from "../trust/signed-evidence.js";
 import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
 import {
   agentKey,
@@ -66,6 +69,10 @@ type MutableAgent = {
   trust: Attestation | undefined;
   /** v1.2: the stored spec's approval (approval-policy.ts); undefined: approved. */
   approval: Approval | undefined;
+  /** v1.2: trust-standing.ts; undefined: as registered. */
+  trust_lapse: TrustLapse | undefined;
+  /** v1.2: signed-evidence.ts; undefined: none kept. */
+  signed: SignedEvidence | undefined;
   /** Capability name -> the capability in the spec, computed once per spec. */
   caps: ReadonlyMap<string, Capability>;
   /** The size of the spec key's value in the bucket (stored-bytes.ts). */
@@ -428,6 +435,7 @@ export class RegistryView {
     this.schemas.changed(agentType);
     let agent: MutableAgent;
     let approvalBefore: Approval | undefined;
+    let trustBefore: { trust: Attestation | undefined; trust_lapse: TrustLapse | undefined } | undefined;
     const existingSpec = existing?.spec;
     if (existing) {
       this.index.remove(agentType, existing.spec);
@@ -442,7 +450,10 @@ export class RegistryView {
       agent.updated_at = record.updated_at;
       agent.revision = entry.revision;
       agent.static = record.static === true;
+      trustBefore = { trust: agent.trust, trust_lapse: agent.trust_lapse };
       agent.trust = record.trust;
+      agent.trust_lapse = record.trust_lapse;
+      agent.signed = record.signed;
       approvalBefore = agent.approval;
       agent.approval = record.approval;
       agent.caps = capabilitiesByName(record.spec);
@@ -461,6 +472,8 @@ export class RegistryView {
         static: record.static === true,
         trust: record.trust,
         approval: record.approval,
+        trust_lapse: record.trust_lapse,
+        signed: record.signed,
         caps: capabilitiesByName(record.spec),
         stored: valueBytes(entry.value.length, entry.key.length),
       };
@@ -481,7 +494,8 @@ export class RegistryView {
     this.notify(agentType, agent);
     const changes = capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
     const decided = approvalEvent(agent.agent_type, agent.spec, existing === undefined ? undefined : { spec: existingSpec!, approval: approvalBefore }, record.approval, entry.revision);
-    return decided === undefined ? changes : [decided, ...changes];
+    const trustChanged = trustBefore === undefined ? undefined : trustChangedEvent(agent.agent_type, agent.spec, { spec: existingSpec!, ...trustBefore }, record, entry.revision);
+    return [...(decided ? [decided] : []), ...(trustChanged ? [trustChanged] : []), ...changes];
   }
 
   private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): DerivedEvent[] {
@@ -651,7 +665,7 @@ export class RegistryView {
     const out: string[] = [];
     for (const t of this.providersOf(capability)) {
       const agent = this.agents.get(t);
-      if (agent?.status === AgentStatus.Ready && isRoutable(agent.approval)) out.push(t);
+      if (agent?.status === AgentStatus.Ready && isRoutable(agent)) out.push(t);
     }
     return out.sort();
   }
@@ -670,10 +684,9 @@ export class RegistryView {
 
 
 function agentRecordOf(a: MutableAgent): AgentRecord {
-  const { spec, registered_at, updated_at, trust, approval } = a;
+  const { spec, registered_at, updated_at, trust, approval, trust_lapse, signed } = a;
   const record: AgentRecord = a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
-  const withTrust = trust === undefined ? record : { ...record, trust };
-  return approval === undefined ? withTrust : { ...withTrust, approval };
+  return { ...record, ...(trust ? { trust } : {}), ...(approval ? { approval } : {}), ...(trust_lapse ? { trust_lapse } : {}), ...(signed ? { signed } : {}) };
 }
 const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
 

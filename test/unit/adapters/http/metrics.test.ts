@@ -35,6 +35,8 @@ const EXPECTED = {
   agent_registry_limit_usage_ratio: { type: "gauge", labels: ["limit"] },
   agent_registry_status_changes_held_total: { type: "counter", labels: [] },
   agent_registry_registry_file_errors_total: { type: "counter", labels: [] },
+  agent_registry_trust_file_errors_total: { type: "counter", labels: [] },
+  agent_registry_trust_rejudged_total: { type: "counter", labels: [] },
   agent_registry_watch_restarts_total: { type: "counter", labels: [] },
   agent_registry_build_info: { type: "gauge", labels: ["version", "nats_server_version"] },
 } as const;

@@ -59,6 +59,11 @@ const SAMPLES: { [T in EventType]: { subject: string; data: EventData[T]; says: 
     data: { agent_type: "acme-invoices", version: "2.0.0", tenant_scope: "acme", state: "rejected", by: "alice", reason: "calls an unvetted API", revision: 13 },
     says: ["2.0.0", "rejected by alice: calls an unvetted API"],
   },
+  "registry.agent.trust_changed": {
+    subject: "acme-summarizer",
+    data: { agent_type: "acme-summarizer", version: "1.0.0", tenant_scope: "acme", previous_state: "verified", state: "withheld", kid: "acme-2026", publisher: "Acme Corp", reason: "unknown_key", revision: 21 },
+    says: ["1.0.0", "verified -> withheld (unknown_key, key acme-2026)"],
+  },
   "registry.agent.heartbeat": {
     subject: "summarizer",
     data: { agent_type: "summarizer", instance_id: "i1", status: "ready", active_tasks: 2 },

@@ -39,7 +39,10 @@ describe("approvalOnRegister", () => {
     expect(approvalOnRegister("manual", { spec, static: true }, spec, false)).toEqual({ state: "pending" });
   });
   it("routes only what is approved, or carries no approval", () => {
-    expect([undefined, approved, { state: "pending" as const }, { state: "rejected" as const }].map(isRoutable)).toEqual([true, true, false, false]);
+    expect([undefined, approved, { state: "pending" as const }, { state: "rejected" as const }].map((approval) => isRoutable({ approval }))).toEqual([true, true, false, false]);
+    // Approved, but withheld by trust (no longer verified under require): not routable either.
+    expect(isRoutable({ approval: approved, trust_lapse: { state: "withheld", reason: "unknown_key", kid: "k", at: 1 } })).toBe(false);
+    expect(isRoutable({ trust_lapse: { state: "unverified", reason: "unknown_key", kid: "k", at: 1 } })).toBe(true);
     expect(sameApproval(approved, { ...approved })).toBe(true);
     expect(sameApproval(approved, { ...approved, at: 6 })).toBe(false);
     expect(sameApproval(undefined, undefined)).toBe(true);

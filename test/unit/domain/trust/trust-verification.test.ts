@@ -45,7 +45,7 @@ async function rootsWith(modes: { acme?: string; shared?: string } = {}): Promis
 async function judge(roots: TrustRoots, body: Record<string, unknown>, spec = specOf("acme")): Promise<string | object | undefined> {
   const gate = new TrustGate(roots);
   try {
-    return await gate.judge(gate.presented(body, spec.tenant_scope ?? null), body, spec, NOW);
+    return (await gate.judge(gate.presented(body, spec.tenant_scope ?? null), body, spec, NOW))?.trust;
   } catch (e) {
     if (!(e instanceof RegistryError)) throw e;
     expect(e.code).toBe("invalid_request");

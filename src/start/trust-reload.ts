@@ -1,0 +1,78 @@
+/**
+ * Keeps the trust roots current without a restart (docs/trust.md, "When trust roots change"):
+ * the trust file and the JWKS files it names are watched as the registry file is; a change is
+ * read and checked, replaces the roots registration judges by, and every stored spec is judged
+ * again. A file that no longer reads or checks is logged and counted, and the last good roots
+ * stay. Stored specs are also judged once at start (the file may have changed while the
+ * registry was down) and whenever a grant's `not_before` or `not_after` passes.
+ */
+import { watchFile, type WatchedFile } from "../adapters/file/watched-file.js";
+import { readTrustFile, type TrustSource } from "../adapters/file/trust-file.js";
+import { nextGrantBoundary } from "../service/trust-rejudge.js";
+import type { StartContext, UseCases } from "./context.js";
+
+/** setTimeout holds at most about 24.8 days; a later boundary is waited for in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): Promise<void> {
+  const log = ctx.root.child({ component: "trust" });
+  const path = ctx.config.trustFile;
+  let boundary: NodeJS.Timeout | null = null;
+  let watches: WatchedFile[] = [];
+  let closed = false;
+
+  const rejudge = (reason: string): Promise<unknown> =>
+    trust.rejudge.all(reason).then(scheduleBoundary, (err: unknown) => log.error({ err, reason }, "judging the stored specs again failed"));
+
+  function scheduleBoundary(): void {
+    if (boundary !== null) clearTimeout(boundary);
+    boundary = null;
+    const now = ctx.clock.now();
+    const next = closed ? undefined : nextGrantBoundary(trust.gate.roots, now);
+    if (next === undefined) return;
+    const wait = Math.min(next - now, MAX_TIMER_MS);
+    boundary = setTimeout(() => void (ctx.clock.now() >= next ? rejudge("a grant's validity began or ended") : scheduleBoundary()), wait);
+    boundary.unref();
+  }
+
+  const reload = async (): Promise<void> => {
+    if (!path || closed) return;
+    let read;
+    try {
+      read = await readTrustFile(path);
+    } catch (err) {
+      log.error({ err, trust_file: path }, "trust file not applied; keeping the last good trust roots");
+      ctx.metrics.trustFileErrors.inc();
+      return;
+    }
+    trust.gate.replace(read.roots);
+    log.info({ trust_file: path, enabled: read.roots.enabled }, "trust roots reloaded");
+    watchAll(read.sources);
+    await rejudge("trust roots reloaded");
+  };
+
+  function watchAll(sources: readonly TrustSource[]): void {
+    for (const w of watches) w.close();
+    // Each watch starts from the text just applied, so only a later change reloads.
+    watches = sources.map((s) => watchFile(s.path, () => void reload(), { initial: s.text }));
+  }
+
+  if (path) {
+    // Read again, to know what to watch and from which text: a change after this read reloads.
+    const current = await readTrustFile(path).catch((err: unknown) => {
+      log.error({ err, trust_file: path }, "trust file no longer reads; keeping the trust roots read at start");
+      return null;
+    });
+    if (current !== null) {
+      trust.gate.replace(current.roots);
+      watchAll(current.sources);
+    } else watches = [watchFile(path, () => void reload())];
+  }
+  // The specs stored before these roots (the file may have changed while the registry was down) are judged now.
+  await rejudge("start");
+  ctx.teardown.defer("closing the trust file watches", () => {
+    closed = true;
+    for (const w of watches) w.close();
+    if (boundary !== null) clearTimeout(boundary);
+  });
+}
