@@ -224,6 +224,9 @@ export class QueryService {
   private approvedAgent(agentType: string, tenant: Tenant): AgentState {
     const agent = this.visibleAgent(agentType, tenant);
     if (!isRoutable(agent)) {
+      if (agent.trust_lapse?.state === "withheld") {
+        throw notFound(`agent type ${agentType}'s spec is withheld: its signature no longer verifies against tenant trust roots that require one (${agent.trust_lapse.reason}); it is not exported`);
+      }
       const why = agent.approval?.state === "rejected" ? "was rejected by an operator" : "waits for an operator's approval";
       throw notFound(`agent type ${agentType}'s spec ${why}: it is not exported until approved`);
     }

@@ -92,6 +92,8 @@ describe("docs/trust.md, revoking acme's key while two replicas run", () => {
     expect(await lookup(true)).toEqual([]);
     expect(await lookup(false)).toEqual([]);
     expect((await c.request("tenant.acme.route", { skill: "summarize" })).body.error.code).toBe("no_route");
+    const card = await c.request("tenant.acme.card", { agent_type: "acme-summarizer" });
+    expect(card.body.error).toMatchObject({ code: "not_found", message: expect.stringMatching(/withheld/) });
     // Both replicas read the new roots and judged every spec; only one write, so one event.
     await waitFor(() => replicas.every(judgedAfterReload), { timeoutMs: 20_000, message: "a replica did not judge after the reload" });
     await waitFor(async () => (await trustEvents()).length >= 1, { timeoutMs: 10_000 });

@@ -13,6 +13,8 @@ import { judgeStored, sameStanding, trustStateOf, type TrustFields } from "../..
 import type { SignedEvidence } from "../../src/domain/trust/signed-evidence.js";
 import { trustChangedEvent } from "../../src/domain/view/trust-events.js";
 import { nextGrantBoundary } from "../../src/service/trust-rejudge.js";
+import { isApprovedView } from "../../src/discovery/approved-view.js";
+import type { AgentView } from "../../src/protocol/messages.js";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
 const spec = { agent_type: "acme-a", version: "1.0.0", tenant_scope: "acme" } as unknown as AgentSpec;
@@ -94,5 +96,12 @@ describe("judging a stored spec again", () => {
     );
     expect(nextGrantBoundary(roots, NOW)).toBe(Date.parse("2026-06-02T00:00:00Z") + 1);
     expect(nextGrantBoundary(roots, Date.parse("2026-08-01T00:00:00Z"))).toBeUndefined();
+  });
+
+  it("leaves a withheld spec out of the discovery front's catalog, and keeps one merely unverified", () => {
+    const view = (trust: AgentView["trust"]) => ({ trust }) as AgentView;
+    expect(isApprovedView(view({ verified: false, lapse: { state: "withheld", reason: "unknown_key", kid: "k1", at: "" } }))).toBe(false);
+    expect(isApprovedView(view({ verified: false, lapse: { state: "unverified", reason: "unknown_key", kid: "k1", at: "" } }))).toBe(true);
+    expect(isApprovedView(view({ verified: false }))).toBe(true);
   });
 });
