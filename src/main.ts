@@ -111,7 +111,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   /** The start, as a list of steps; each later one takes what the earlier ones opened. */
   async function runSteps(): Promise<void> {
     const registryFile = await steps.readRegistryFile(ctx);
-    const trustRoots = await steps.readTrustRoots(ctx);
+    const trust = await steps.readTrustRoots(ctx);
     const cardSigner = await steps.readCardSigner(ctx);
     const schemas = steps.startSchemaChecks(ctx);
     const payloads = steps.startPayloadChecks(ctx);
@@ -120,7 +120,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     const stores = await steps.openStores(ctx, nats);
     const leaseStore = await steps.openLeaseStore(ctx, nats);
     const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trustRoots, cardSigner);
+    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trust.roots, cardSigner);
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
@@ -129,7 +129,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     await steps.awaitSchemaWorkers(ctx, schemas);
     await steps.startFanout(ctx, useCases);
     await steps.applyRegistryFile(ctx, useCases, registryFile);
-    await steps.watchTrustRoots(ctx, useCases);
+    await steps.watchTrustRoots(ctx, useCases, trust.urls);
     await steps.openEndpoints(ctx, nats, useCases, publisher);
     await steps.serveMcp(ctx, nats);
     await steps.serveAudit(ctx, nats);

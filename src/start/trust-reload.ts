@@ -10,14 +10,16 @@ import { watchFile, type WatchedFile } from "../adapters/file/watched-file.js";
 import { readTrustFile, type TrustSource } from "../adapters/file/trust-file.js";
 import { nextGrantBoundary } from "../service/trust-rejudge.js";
 import type { StartContext, UseCases } from "./context.js";
+import type { JwksUrlCache } from "../adapters/http/jwks-url-cache.js";
 
 /** setTimeout holds at most about 24.8 days; a later boundary is waited for in steps. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): Promise<void> {
+export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, urls: JwksUrlCache): Promise<void> {
   const log = ctx.root.child({ component: "trust" });
   const path = ctx.config.trustFile;
   let boundary: NodeJS.Timeout | null = null;
+  let refresh: NodeJS.Timeout | null = null;
   let watches: WatchedFile[] = [];
   let closed = false;
 
@@ -35,11 +37,36 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): P
     boundary.unref();
   }
 
+  /** JWKS URLs are fetched again every (shortest) refresh interval; keys that changed apply as a file change does. */
+  function scheduleRefresh(): void {
+    if (refresh !== null) clearTimeout(refresh);
+    refresh = null;
+    const every = closed ? undefined : trust.gate.roots.jwksRefreshMs;
+    if (every === undefined || !path) return;
+    refresh = setTimeout(() => void refreshUrls(path).finally(scheduleRefresh), every);
+    refresh.unref();
+  }
+
+  async function refreshUrls(file: string): Promise<void> {
+    const before = urls.generation;
+    let read;
+    try {
+      read = await readTrustFile(file, urls.get);
+    } catch (err) {
+      log.error({ err, trust_file: file }, "trust roots not refreshed; keeping the last good ones");
+      return;
+    }
+    if (urls.generation === before) return;
+    trust.gate.replace(read.roots);
+    log.info({ trust_file: file }, "keys of a JWKS URL changed; trust roots replaced");
+    await rejudge("keys of a JWKS URL changed");
+  }
+
   const reload = async (): Promise<void> => {
     if (!path || closed) return;
     let read;
     try {
-      read = await readTrustFile(path);
+      read = await readTrustFile(path, urls.get);
     } catch (err) {
       log.error({ err, trust_file: path }, "trust file not applied; keeping the last good trust roots");
       ctx.metrics.trustFileErrors.inc();
@@ -47,6 +74,7 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): P
     }
     trust.gate.replace(read.roots);
     log.info({ trust_file: path, enabled: read.roots.enabled }, "trust roots reloaded");
+    scheduleRefresh();
     watchAll(read.sources);
     await rejudge("trust roots reloaded");
   };
@@ -59,7 +87,7 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): P
 
   if (path) {
     // Read again, to know what to watch and from which text: a change after this read reloads.
-    const current = await readTrustFile(path).catch((err: unknown) => {
+    const current = await readTrustFile(path, urls.get).catch((err: unknown) => {
       log.error({ err, trust_file: path }, "trust file no longer reads; keeping the trust roots read at start");
       return null;
     });
@@ -70,9 +98,11 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases): P
   }
   // The specs stored before these roots (the file may have changed while the registry was down) are judged now.
   await rejudge("start");
+  scheduleRefresh();
   ctx.teardown.defer("closing the trust file watches", () => {
     closed = true;
     for (const w of watches) w.close();
     if (boundary !== null) clearTimeout(boundary);
+    if (refresh !== null) clearTimeout(refresh);
   });
 }

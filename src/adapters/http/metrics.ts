@@ -234,6 +234,11 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Reloads of the trust file (or a JWKS file it names) that failed (the last good trust roots stay)",
       registers,
     }),
+    trustJwksFetchErrors: new Counter({
+      name: "agent_registry_trust_jwks_fetch_errors_total",
+      help: "Fetches of a trust file's jwks_url that failed (the last good keys stay)",
+      registers,
+    }),
     trustRejudged: new Counter({
       name: "agent_registry_trust_rejudged_total",
       help: "Stored specs whose trust standing this replica rewrote after the trust roots changed or a grant's validity ended",

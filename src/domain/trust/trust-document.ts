@@ -15,6 +15,8 @@ export type TrustMode = (typeof TrustMode)[keyof typeof TrustMode];
 const MAX_KEYS = 256;
 const MAX_SIGNERS = 1024;
 const MAX_PATTERNS = 64;
+/** A JWKS URL is fetched at most this often per replica: the key owner's server is not ours to load. */
+export const MIN_JWKS_REFRESH_SECONDS = 30;
 
 /** `*` stands for any run of agent_type characters; nothing else is special. */
 const agentTypePattern = z.string().regex(/^[A-Za-z0-9_*-]{1,128}$/, "an agent_type pattern: letters, digits, _, - and *");
@@ -52,6 +54,17 @@ const tenantTrust = z
     jwks: jwkSet.optional(),
     /** Relative to the trust file's directory. */
     jwks_file: z.string().min(1).max(4096).optional(),
+    /**
+     * v1.2: keys fetched from an https URL the operator names (never one a signed document
+     * names), refreshed every `refresh_seconds` (at least 30); see adapters/http/jwks-fetch.ts.
+     */
+    jwks_url: z
+      .object({
+        url: z.string().min(1).max(2048).startsWith("https://", "an https URL"),
+        refresh_seconds: z.number().int().min(MIN_JWKS_REFRESH_SECONDS).max(86_400).default(300),
+      })
+      .strict()
+      .optional(),
     signers: z.array(signerGrant).max(MAX_SIGNERS).default([]),
   })
   .strict();

@@ -22,10 +22,19 @@ export type SignerGrant = {
   readonly notAfter?: number;
 };
 
-export type TenantTrust = { readonly mode: TrustMode; readonly approval: ApprovalPolicy; readonly keys: ReadonlyMap<string, TrustedKey>; readonly signers: readonly SignerGrant[] };
+export type TenantTrust = {
+  readonly mode: TrustMode;
+  readonly approval: ApprovalPolicy;
+  readonly keys: ReadonlyMap<string, TrustedKey>;
+  readonly signers: readonly SignerGrant[];
+  /** v1.2: how often its `jwks_url` is fetched again; absent: it names none. */
+  readonly refreshMs?: number;
+};
 
 /** Where `jwks_file` is read from: the file adapter resolves it beside the trust file. */
 export type JwksReader = (path: string) => Promise<unknown>;
+/** Where `jwks_url` is fetched from (adapters/http/jwks-url-cache.ts); absent: a document naming one is refused. */
+export type JwksFetcher = (url: string) => Promise<unknown>;
 
 export class TrustRoots {
   /** No trust file: every tenant is `off`, the registry behaves as v1.1. */
@@ -53,6 +62,12 @@ export class TrustRoots {
     return [...this.tenants.values(), ...(this.shared ? [this.shared] : [])];
   }
 
+  /** The shortest refresh interval of any tenant's JWKS URL; undefined: no tenant names one. */
+  get jwksRefreshMs(): number | undefined {
+    const intervals = this.all().flatMap((t) => (t.refreshMs === undefined ? [] : [t.refreshMs]));
+    return intervals.length === 0 ? undefined : Math.min(...intervals);
+  }
+
   /** Whether any tenant verifies at all: if none, registration skips every trust step. */
   get enabled(): boolean {
     if (this.shared !== undefined && this.shared.mode !== TrustMode.Off) return true;
@@ -62,19 +77,19 @@ export class TrustRoots {
 }
 
 /** Imports every key the document names. Throws an Error naming the tenant and what is wrong. */
-export async function trustRootsOf(doc: TrustDocument, readJwks: JwksReader): Promise<TrustRoots> {
+export async function trustRootsOf(doc: TrustDocument, readJwks: JwksReader, fetchJwks?: JwksFetcher): Promise<TrustRoots> {
   const tenants = new Map<string, TenantTrust>();
-  for (const [tenant, t] of Object.entries(doc.tenants)) tenants.set(tenant, await tenantTrustOf(t, `tenants.${tenant}`, readJwks));
-  const shared = doc.shared === undefined ? undefined : await tenantTrustOf(doc.shared, "shared", readJwks);
+  for (const [tenant, t] of Object.entries(doc.tenants)) tenants.set(tenant, await tenantTrustOf(t, `tenants.${tenant}`, readJwks, fetchJwks));
+  const shared = doc.shared === undefined ? undefined : await tenantTrustOf(doc.shared, "shared", readJwks, fetchJwks);
   return new TrustRoots(tenants, shared);
 }
 
-async function tenantTrustOf(t: TenantTrustDocument, where: string, readJwks: JwksReader): Promise<TenantTrust> {
+async function tenantTrustOf(t: TenantTrustDocument, where: string, readJwks: JwksReader, fetchJwks?: JwksFetcher): Promise<TenantTrust> {
   const jwks: PublicJwk[] = [...(t.jwks?.keys ?? [])];
-  if (t.jwks_file !== undefined) {
-    const parsed = jwkSet.safeParse(await readJwks(t.jwks_file));
-    if (!parsed.success) throw new Error(`${where}.jwks_file ${t.jwks_file}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    jwks.push(...parsed.data.keys);
+  if (t.jwks_file !== undefined) jwks.push(...keysOf(await readJwks(t.jwks_file), `${where}.jwks_file ${t.jwks_file}`));
+  if (t.jwks_url !== undefined) {
+    if (fetchJwks === undefined) throw new Error(`${where}.jwks_url: this reader fetches no URL`);
+    jwks.push(...keysOf(await fetchJwks(t.jwks_url.url), `${where}.jwks_url ${t.jwks_url.url}`));
   }
   const keys = new Map<string, TrustedKey>();
   for (const jwk of jwks) {
@@ -98,5 +113,12 @@ async function tenantTrustOf(t: TenantTrustDocument, where: string, readJwks: Jw
     };
   });
   if (t.mode !== TrustMode.Off && signers.length === 0) throw new Error(`${where}: mode ${t.mode} with no signers would refuse every signature`);
-  return { mode: t.mode, approval: t.approval, keys, signers };
+  return { mode: t.mode, approval: t.approval, keys, signers, ...(t.jwks_url ? { refreshMs: t.jwks_url.refresh_seconds * 1000 } : {}) };
+}
+
+/** The public keys of a JWK set read from a file or a URL, held to the same rules as inline ones. */
+function keysOf(value: unknown, where: string): PublicJwk[] {
+  const parsed = jwkSet.safeParse(value);
+  if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parsed.data.keys;
 }

@@ -37,6 +37,7 @@ const EXPECTED = {
   agent_registry_registry_file_errors_total: { type: "counter", labels: [] },
   agent_registry_trust_file_errors_total: { type: "counter", labels: [] },
   agent_registry_trust_rejudged_total: { type: "counter", labels: [] },
+  agent_registry_trust_jwks_fetch_errors_total: { type: "counter", labels: [] },
   agent_registry_watch_restarts_total: { type: "counter", labels: [] },
   agent_registry_build_info: { type: "gauge", labels: ["version", "nats_server_version"] },
 } as const;
