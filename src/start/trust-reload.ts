@@ -85,6 +85,13 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, ur
     watches = sources.map((s) => watchFile(s.path, () => void reload(), { initial: s.text }));
   }
 
+  // Registered first, so a stop while the start judges still closes what was opened.
+  ctx.teardown.defer("closing the trust file watches", () => {
+    closed = true;
+    for (const w of watches) w.close();
+    if (boundary !== null) clearTimeout(boundary);
+    if (refresh !== null) clearTimeout(refresh);
+  });
   if (path) {
     // Read again, to know what to watch and from which text: a change after this read reloads.
     const current = await readTrustFile(path, urls.get).catch((err: unknown) => {
@@ -99,10 +106,4 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, ur
   // The specs stored before these roots (the file may have changed while the registry was down) are judged now.
   await rejudge("start");
   scheduleRefresh();
-  ctx.teardown.defer("closing the trust file watches", () => {
-    closed = true;
-    for (const w of watches) w.close();
-    if (boundary !== null) clearTimeout(boundary);
-    if (refresh !== null) clearTimeout(refresh);
-  });
 }
