@@ -6,15 +6,15 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
-import type { AgentSpec } from "../../src/domain/spec/spec.js";
-import { trustDocument } from "../../src/domain/trust/trust-document.js";
-import { trustRootsOf, type TenantTrust } from "../../src/domain/trust/trust-roots.js";
-import { judgeStored, sameStanding, trustStateOf, type TrustFields } from "../../src/domain/trust/trust-standing.js";
-import type { SignedEvidence } from "../../src/domain/trust/signed-evidence.js";
-import { trustChangedEvent } from "../../src/domain/view/trust-events.js";
-import { nextGrantBoundary } from "../../src/service/trust-rejudge.js";
-import { isApprovedView } from "../../src/discovery/approved-view.js";
-import type { AgentView } from "../../src/protocol/messages.js";
+import type { AgentSpec } from "../../../../src/domain/spec/spec.js";
+import { trustDocument } from "../../../../src/domain/trust/trust-document.js";
+import { trustRootsOf, type TenantTrust } from "../../../../src/domain/trust/trust-roots.js";
+import { judgeStored, sameStanding, trustStateOf, type TrustFields } from "../../../../src/domain/trust/trust-standing.js";
+import type { SignedEvidence } from "../../../../src/domain/trust/signed-evidence.js";
+import { trustChangedEvent } from "../../../../src/domain/view/trust-events.js";
+import { nextGrantBoundary } from "../../../../src/service/trust-rejudge.js";
+import { isApprovedView } from "../../../../src/discovery/approved-view.js";
+import type { AgentView } from "../../../../src/protocol/messages.js";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
 const spec = { agent_type: "acme-a", version: "1.0.0", tenant_scope: "acme" } as unknown as AgentSpec;
