@@ -84,7 +84,8 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
   return cluster;
 }
 
-async function waitForMetaLeader(
+/** Polls every running node until JetStream answers there (a meta leader is known). */
+export async function waitForMetaLeader(
   nodes: NatsServerHandle[],
   timeoutMs: number,
   connectOptions: Omit<ConnectionOptions, "servers"> = {},
