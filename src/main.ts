@@ -21,6 +21,7 @@ import { packageVersion } from "./version.js";
 import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start/steps.js";
 import { serveUi } from "./start/ui.js";
+import { storeNames } from "./config/region.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];
@@ -79,7 +80,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     const connected = status.nc !== null && !status.nc.isClosed() && state !== RegistryState.Stopped;
     const checks = {
       nats: { ok: connected && status.natsUp, detail: status.natsUp ? (status.natsUrl ?? "") : "not connected" },
-      store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${config.bucket}, stream ${config.eventsStream}` : status.storesWaiting ? `waiting: ${status.storesWaiting}` : "not opened" },
+      store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${storeNames(config).bucket}, stream ${storeNames(config).eventsStream}` : status.storesWaiting ? `waiting: ${status.storesWaiting}` : "not opened" },
       view: { ok: status.viewLoaded(), detail: `revision ${view.revision}` },
       endpoints: { ok: status.endpointsUp, detail: status.endpointsUp ? "serving" : "not started" },
     };

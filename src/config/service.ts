@@ -8,7 +8,8 @@ import { z } from "zod";
 import { subjectPolicyProblem } from "../domain/spec/subject-rules.js";
 import { redactUrl, redactUrls } from "../kit/log-redaction.js";
 import { auditSettingFields } from "./audit.js";
-import { bool, hostList, int, logLevel, optionalString } from "./fields.js";
+import { bool, hostList, int, list, logLevel, optionalString } from "./fields.js";
+import { REGION_NAME, regionSettingsProblem } from "./region.js";
 import { ConfigError, loadSettings, prefixed, prefixedKey, type Env, type GivenFlag } from "./load.js";
 import { DELEGATE_TIMEOUTS_PROBLEM, MCP_VARIABLES, mcpSettingFields } from "./mcp.js";
 
@@ -82,6 +83,8 @@ const SERVICE_VARIABLES = [
   { key: "trustJwksCaFile", env: "REGISTRY_TRUST_JWKS_CA_FILE", flag: "trust-jwks-ca-file", default: undefined, doc: "PEM file of CA certificates trusted, beside the system's, for the trust file's jwks_url fetches (a private CA); unset: the system's only" },
   { key: "trustJwksAllowPrivate", env: "REGISTRY_TRUST_JWKS_ALLOW_PRIVATE", flag: "trust-jwks-allow-private", default: false, doc: "TEST ONLY: lets jwks_url reach loopback and private addresses (the tests' local https server); never set it in production, where a JWKS URL must resolve to public addresses only" },
   { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
+  { key: "region", env: "REGISTRY_REGION", flag: "region", default: undefined, doc: "regional mode: this replica's region, also the name of the NATS cluster it connects to; the region gets its own bucket (<REGISTRY_BUCKET>-<region>) and events stream (<REGISTRY_EVENTS_STREAM>_<region>) placed in that cluster, and its own evictor (needs nats-server 2.10+; docs/operations.md, \"Running regions\"); unset: one registry for the whole NATS system" },
+  { key: "regions", env: "REGISTRY_REGIONS", flag: "regions", default: undefined, doc: "regional mode: every region of the supercluster, comma-separated (e.g. eu,us,ap), REGISTRY_REGION among them" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
 ] as const;
@@ -165,6 +168,8 @@ export const configSchema = z.object({
   trustJwksAllowPrivate: bool.default(false),
   cardSigningKey: optionalString,
   databaseUrl: auditSettingFields.databaseUrl.optional(),
+  region: optionalString,
+  regions: list.optional(),
   replicaName: optionalString,
   logLevel,
   ...prefixed("mcp", servedMcpFields),
@@ -176,6 +181,10 @@ export const configSchema = z.object({
   .refine((c) => c.minHeartbeatIntervalMs <= c.maxHeartbeatIntervalMs, {
     message: "REGISTRY_MIN_HEARTBEAT_INTERVAL_MS must not exceed REGISTRY_MAX_HEARTBEAT_INTERVAL_MS",
     path: ["minHeartbeatIntervalMs"],
+  })
+  .superRefine((c, ctx) => {
+    const problem = regionSettingsProblem(c);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem, path: [c.region === undefined || !REGION_NAME.test(c.region) ? "region" : "regions"] });
   });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

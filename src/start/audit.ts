@@ -2,6 +2,7 @@
  * The audit mirror beside the API (DATABASE_URL).
  */
 import type { StartContext, Nats } from "./context.js";
+import { storeNames } from "../config/region.js";
 
 /**
  * With DATABASE_URL, the audit mirror of docs/audit.md beside the API, on this replica's
@@ -18,7 +19,7 @@ export async function serveAudit(ctx: StartContext, { nc }: Nats): Promise<void>
     import("../audit/metrics.js"),
     import("../config/audit.js"),
   ]);
-  const config = loadAuditConfig({}, {}, { databaseUrl: url, eventsStream: ctx.config.eventsStream });
+  const config = loadAuditConfig({}, {}, { databaseUrl: url, eventsStream: storeNames(ctx.config).eventsStream });
   const log = ctx.root.child({ component: "audit" });
   const parts = await startMirror({ nc, config, prefix: ctx.config.prefix, version: ctx.version, log, metrics: createAuditMetrics(ctx.metrics.registry, false) });
   ctx.teardown.defer("stopping the audit mirror", () => parts.close());

@@ -6,6 +6,7 @@ import { checkServer, connectionName, hasCredentials, noAuthWarning, registryCon
 import { connectUntilUp } from "../kit/connect-until-up.js";
 import { monitorConnection } from "../adapters/nats/connection-monitor.js";
 import { setBuildInfo } from "../adapters/http/metrics.js";
+import { RegionalServerError, regionalServerProblem } from "../adapters/nats/region-streams.js";
 import type { StartContext, ConnectionEvents, Nats } from "./context.js";
 
 export async function connectNats(ctx: StartContext): Promise<Nats> {
@@ -37,6 +38,11 @@ export async function connectNats(ctx: StartContext): Promise<Nats> {
   );
   const server = checkServer(nc);
   setBuildInfo(ctx.metrics, ctx.version, server.version);
+  // Regional mode needs a 2.10+ server of the region's own cluster; refused before anything is created.
+  if (config.region !== undefined) {
+    const problem = regionalServerProblem(config.region, { version: server.version, cluster: nc.info?.cluster });
+    if (problem !== null) throw new RegionalServerError(problem);
+  }
   log.info({ server: server.version, clustered: server.clustered }, "connected to NATS");
   for (const w of server.warnings) log.warn(w);
   const noAuth = noAuthWarning(nc.getServer(), hasCredentials(config), nc.info?.auth_required);

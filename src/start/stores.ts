@@ -6,6 +6,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { KvStore, openBucket, openBucketWriter, openWatchHandle } from "../adapters/nats/kv-store.js";
 import { untilPlaced } from "../adapters/nats/until-placed.js";
 import { EventStream } from "../adapters/nats/event-stream.js";
+import { storeNames } from "../config/region.js";
 import { utf8 } from "../kit/utf8.js";
 import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "../adapters/nats/write-backlog.js";
 import { connectionName, registryConnectSettings, registryConnectionOptions } from "../adapters/nats/nats-connection.js";
@@ -35,43 +36,46 @@ export async function openLeaseStore(ctx: StartContext, { servers }: Nats): Prom
     },
     onClosed: (err) => ctx.fatal("the lease's NATS connection closed", err),
   });
-  return untilAborted(openBucketWriter(nc, config.bucket, config.requestTimeoutMs), ctx.signal);
+  return untilAborted(openBucketWriter(nc, storeNames(config).bucket, config.requestTimeoutMs), ctx.signal);
 }
 
 export async function openStores(ctx: StartContext, { nc, servers }: Nats): Promise<Stores> {
   const { config, log } = ctx;
+  // Regional mode: the region's own bucket and stream, placed in its cluster (config/region.ts).
+  const { bucket: bucketName, eventsStream } = storeNames(config);
+  const region = config.region;
   const js = jetstream(nc, { timeout: config.requestTimeoutMs });
   // A cluster still forming refuses replicated creates for a while: wait it out (until-placed.ts).
   const placing = { signal: ctx.signal, log, replicas: config.replicas, onWait: (reason: string) => (ctx.status.storesWaiting = reason) };
   const bucket = await untilPlaced(
-    `the KV bucket ${config.bucket}`,
-    () => openBucket(js, { bucket: config.bucket, replicas: config.replicas, history: config.history, maxBytes: config.bucketMaxBytes, timeoutMs: config.requestTimeoutMs }),
+    `the KV bucket ${bucketName}`,
+    () => openBucket(js, { bucket: bucketName, replicas: config.replicas, history: config.history, maxBytes: config.bucketMaxBytes, timeoutMs: config.requestTimeoutMs, region }),
     placing,
   );
-  if (bucket.check.created) log.info({ bucket: config.bucket }, "created the KV bucket");
-  for (const m of bucket.check.mismatches) log.warn({ bucket: config.bucket }, `bucket settings differ: ${m}`);
+  if (bucket.check.created) log.info({ bucket: bucketName }, "created the KV bucket");
+  for (const m of bucket.check.mismatches) log.warn({ bucket: bucketName }, `bucket settings differ: ${m}`);
   // The byte budgets count each key as the values the bucket really keeps of it.
   ctx.view.bytes.keptValues = bucket.check.history;
   if (bucket.check.history < 2) {
     log.warn(
-      { bucket: config.bucket },
+      { bucket: bucketName },
       "the bucket keeps one value per key: a value overwritten before the replicas' watches read it is seen by none, and events a replica could not store before it died cannot be recovered (REGISTRY_HISTORY, docs/configuration.md)",
     );
   }
   const events = await untilPlaced(
-    `the events stream ${config.eventsStream}`,
-    () => EventStream.open(nc, ctx.subjects, { name: config.eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs }),
+    `the events stream ${eventsStream}`,
+    () => EventStream.open(nc, ctx.subjects, { name: eventsStream, replicas: config.replicas, maxAgeMs: config.eventsMaxAgeMs, maxBytes: config.eventsMaxBytes, timeoutMs: config.requestTimeoutMs, ...(region === undefined ? {} : { region }) }),
     placing,
   );
-  if (events.created) log.info({ stream: config.eventsStream }, "created the events stream");
-  for (const m of events.mismatches) log.warn({ stream: config.eventsStream }, `stream settings differ: ${m}`);
-  const watchKv = await openWatchHandle(nc, config.bucket, config.requestTimeoutMs);
+  if (events.created) log.info({ stream: eventsStream }, "created the events stream");
+  for (const m of events.mismatches) log.warn({ stream: eventsStream }, `stream settings differ: ${m}`);
+  const watchKv = await openWatchHandle(nc, bucketName, config.requestTimeoutMs);
   ctx.status.storesOpen = true;
   ctx.status.storesWaiting = undefined;
   // A large bucket's last values are read by a worker thread on a connection of its own (last-values-load.ts).
   const workerLoad =
     config.loadWorkerMinEntries > 0 ? { connection: registryConnectSettings(config, servers, connectionName(ctx.replicaName, "loader")), minEntries: config.loadWorkerMinEntries } : undefined;
-  return { store: new KvStore(bucket.kv, { nc, bucket: config.bucket, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv, workerLoad), events: events.stream };
+  return { store: new KvStore(bucket.kv, { nc, bucket: bucketName, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv, workerLoad), events: events.stream };
 }
 
 export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {

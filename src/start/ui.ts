@@ -12,6 +12,7 @@ import { EventVisibility, type ViewWait } from "../ui/server/event-visibility.js
 import { fleetSummaries, type FleetState } from "../ui/server/fleet-summary.js";
 import { StaticFiles } from "../ui/server/static-files.js";
 import { createUiHandler } from "../ui/server/ui-server.js";
+import { storeNames } from "../config/region.js";
 
 /** `fleet`: the replica's view and lease, read-only, for the summary strip (fleet-summary.ts). */
 export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, fleet: FleetState, publicDir?: string): void {
@@ -22,7 +23,7 @@ export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, 
   const feed = new EventFeed({
     nc,
     prefix: config.prefix,
-    stream: config.eventsStream,
+    stream: storeNames(config).eventsStream,
     maxClients: config.uiMaxClients,
     visibility: new EventVisibility(ctx.view, waitForView),
     timeoutMs: config.requestTimeoutMs,
@@ -38,10 +39,10 @@ export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, 
     missedHeartbeats: config.missedHeartbeats,
     heartbeatEvents: config.heartbeatEvents,
     historyTimeoutMs: Math.min(2000, config.requestTimeoutMs),
-    stream: config.eventsStream,
+    stream: storeNames(config).eventsStream,
     // One client per tenant asked for, kept: the page asks for few (a tenant name is checked first).
     clientFor: tenantClients(client, (tenant) => new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs, tenant })),
-    summary: fleetSummaries({ nc, prefix: config.prefix, stream: config.eventsStream, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
+    summary: fleetSummaries({ nc, prefix: config.prefix, stream: storeNames(config).eventsStream, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
   };
   ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
   // Not a field named `token`: the loggers censor that whatever it holds, so "is one set?" would read "[Redacted]" either way.

@@ -183,7 +183,8 @@ function buildFanout({ config, clock, metrics, view, root, subjects, replicaName
   const log = root.child({ component: "fanout" });
   return new HeardFanout({
     bus: natsHeardBus(nats.nc, log),
-    subjectRoot: subjects.replicaHeard,
+    // Regional mode: a region's replicas share heartbeats among themselves, never across the WAN.
+    subjectRoot: config.region === undefined ? subjects.replicaHeard : `${subjects.replicaHeard}.${config.region}`,
     replica: replicaName,
     periodMs: config.fanoutPeriodMs,
     log,

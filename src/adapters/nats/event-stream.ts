@@ -7,6 +7,7 @@
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from "@nats-io/jetstream";
 import { AckedPublisher } from "./acked-publisher.js";
+import { inRegion, regionEventSubjects, regionStoredSubject } from "./region-streams.js";
 import type { CloudEvent } from "../../domain/view/events.js";
 import type { Subjects } from "../../protocol/subjects.js";
 
@@ -17,8 +18,11 @@ const MSG_ID_HEADER = "Nats-Msg-Id";
 const EXPECTED_LAST_MSG_ID_HEADER = "Nats-Expected-Last-Msg-Id";
 const encoder = new TextEncoder();
 
-/** `maxBytes` 0: unlimited (age alone bounds the stream). */
-export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number };
+/**
+ * `maxBytes` 0: unlimited (age alone bounds the stream). `region`: regional mode, the stream is
+ * placed in that region's cluster and stores events under the region's subjects (region-streams.ts).
+ */
+export type StreamSettings = { name: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number; region?: string };
 
 /** Position of an event in store order: revision, then index within the revision. */
 export type EventPosition = { revision: number; index: number };
@@ -32,7 +36,8 @@ export class EventStream {
 
   static async open(nc: NatsConnection, subjects: Subjects, s: StreamSettings): Promise<{ stream: EventStream; created: boolean; mismatches: string[] }> {
     const jsm = await jetstreamManager(nc, { timeout: s.timeoutMs });
-    const wanted = subjects.storedEvents;
+    const regional = s.region === undefined ? undefined : regionEventSubjects(s.region, subjects.prefix, subjects.storedEvents);
+    const wanted = regional?.subjects ?? subjects.storedEvents;
     const mismatches: string[] = [];
     let created = false;
     try {
@@ -61,6 +66,7 @@ export class EventStream {
         max_bytes: s.maxBytes > 0 ? s.maxBytes : -1,
         duplicate_window: Math.min(DUPLICATE_WINDOW_MS, s.maxAgeMs) * 1e6,
         description: "agent-registry: registry events, in store order",
+        ...(regional && s.region !== undefined ? { placement: inRegion(s.region), republish: regional.republish } : {}),
       });
       created = true;
     }
@@ -81,7 +87,8 @@ export class EventStream {
       h.set(REVISION_HEADER, String(position.revision));
       h.set(EVENT_INDEX_HEADER, String(position.index));
     }
-    return this.publisher.publish(subject, encoder.encode(JSON.stringify(event)), h);
+    const stored = this.settings.region === undefined ? subject : regionStoredSubject(this.settings.region, subject);
+    return this.publisher.publish(stored, encoder.encode(JSON.stringify(event)), h);
   }
 
   /** Position of the newest stored event that came from the store (alerts carry none); null when none. */

@@ -13,6 +13,7 @@ import { JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jet
 import { headers, type NatsConnection, type QueuedIterator } from "@nats-io/nats-core";
 import { AckedPublisher, PublishRefusedError } from "./acked-publisher.js";
 import { loadLastValuesInWorker } from "./last-values-load.js";
+import { inRegion } from "./region-streams.js";
 import type { ConnectOptions } from "../../client/connection.js";
 import { StoreConflictError, StoreFullError, StoreUnavailableError, type RemoveOptions, type Store, type StoreEntry, type StoreHistory, type StoreWatch, type StoreWriter } from "../../domain/ports.js";
 
@@ -20,7 +21,8 @@ const WRONG_LAST_SEQUENCE = 10071;
 const EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence";
 
 /** `maxBytes` 0: unlimited. */
-export type BucketSettings = { bucket: string; replicas: number; history: number; maxBytes: number; timeoutMs: number };
+/** `region`: regional mode, a new bucket is placed in that region's cluster (region-streams.ts). */
+export type BucketSettings = { bucket: string; replicas: number; history: number; maxBytes: number; timeoutMs: number; region?: string | undefined };
 
 /** `history`: the values the bucket really keeps per key (an existing bucket keeps its own). */
 export type BucketCheck = { created: boolean; mismatches: string[]; history: number };
@@ -49,6 +51,7 @@ export async function openBucket(js: JetStreamClient, s: BucketSettings): Promis
       allow_direct: false,
       description: "agent-registry: specs, instances and coordination keys",
       timeout: s.timeoutMs,
+      ...(s.region === undefined ? {} : { placement: inRegion(s.region) }),
     });
     created = true;
   }
