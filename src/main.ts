@@ -22,6 +22,7 @@ import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start/steps.js";
 import { serveUi } from "./start/ui.js";
 import { storeNames } from "./config/region.js";
+import type { RemoteRegionState, RemoteRegions } from "./service/remote-regions.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];
@@ -47,6 +48,8 @@ export type AgentRegistry = {
   readonly natsUrl: string | undefined;
   readonly isEvictor: boolean;
   readonly replicaName: string;
+  /** Regional mode: the other regions as this replica follows them (read-only views, stale marks); empty otherwise. */
+  readonly remoteRegions: readonly RemoteRegionState[];
   health(): HealthReport;
   start(): Promise<void>;
   stop(reason?: string): Promise<void>;
@@ -70,6 +73,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   const abort = new AbortController();
   const status: steps.RuntimeStatus = { nc: null, natsUrl: undefined, natsUp: false, storesOpen: false, endpointsUp: false, viewLoaded: () => false };
   let lease: steps.UseCases["lease"] | null = null;
+  let remote: RemoteRegions | null = null;
 
   let state: RegistryState = RegistryState.Created;
   let resolveStopped!: () => void;
@@ -125,6 +129,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
+    remote = await steps.followRegions(ctx, nats);
     steps.serveAgentDocuments(ctx, useCases, cardSigner);
     serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
     await steps.awaitSchemaWorkers(ctx, schemas);
@@ -188,6 +193,9 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     },
     get isEvictor() {
       return lease?.isLeader ?? false;
+    },
+    get remoteRegions() {
+      return remote?.regions ?? [];
     },
     replicaName,
     health,

@@ -85,6 +85,7 @@ const SERVICE_VARIABLES = [
   { key: "registryFile", env: "REGISTRY_FILE", flag: "registry-file", default: undefined, doc: "static registry file loaded at start and reloaded on change" },
   { key: "region", env: "REGISTRY_REGION", flag: "region", default: undefined, doc: "regional mode: this replica's region, also the name of the NATS cluster it connects to; the region gets its own bucket (<REGISTRY_BUCKET>-<region>) and events stream (<REGISTRY_EVENTS_STREAM>_<region>) placed in that cluster, and its own evictor (needs nats-server 2.10+; docs/operations.md, \"Running regions\"); unset: one registry for the whole NATS system" },
   { key: "regions", env: "REGISTRY_REGIONS", flag: "regions", default: undefined, doc: "regional mode: every region of the supercluster, comma-separated (e.g. eu,us,ap), REGISTRY_REGION among them" },
+  { key: "remoteStaleMs", env: "REGISTRY_REMOTE_STALE_MS", flag: "remote-stale-ms", default: 30000, doc: "regional mode: how long the mirror of another region's bucket may go without hearing from that region before its entries are marked stale (kept, never evicted here)" },
   { key: "replicaName", env: "REGISTRY_REPLICA_NAME", flag: "replica-name", default: undefined, doc: "name of this replica in logs, lease and metrics (default host-pid)" },
   { key: "logLevel", env: "LOG_LEVEL", flag: "log-level", default: "info", doc: "pino log level: trace, debug, info, warn, error, fatal, silent" },
 ] as const;
@@ -170,6 +171,7 @@ export const configSchema = z.object({
   databaseUrl: auditSettingFields.databaseUrl.optional(),
   region: optionalString,
   regions: list.optional(),
+  remoteStaleMs: int(100).default(30000),
   replicaName: optionalString,
   logLevel,
   ...prefixed("mcp", servedMcpFields),

@@ -15,6 +15,7 @@ export { watchTrustRoots } from "./trust-reload.js";
 export { buildUseCases, startFanout, loadView } from "./use-cases.js";
 export { readRegistryFile, applyRegistryFile } from "./registry-file.js";
 export type { StartRegistryFile } from "./registry-file.js";
+export { followRegions } from "./regions.js";
 export { serve } from "./serve.js";
 export { serveMcp } from "./mcp.js";
 export { serveAudit } from "./audit.js";

@@ -58,7 +58,7 @@ describe.runIf(canControlNatsServers())("regions: home region only", () => {
     const b = await inUs.request("register.home-us", { spec: spec("home-us"), instance_id: "u1" });
     expect(a.ok && b.ok).toBe(true);
     await waitFor(() => eu.view.get("home-eu") !== undefined && us.view.get("home-us") !== undefined, { message: "each registration in its home view" });
-    // Step 2 keeps the regions apart: no region's view holds another's agents yet.
+    // A region's own view holds its own agents only; the others' are in its remote views (regions-global-view).
     expect(eu.view.get("home-us")).toBeUndefined();
     expect(us.view.get("home-eu")).toBeUndefined();
     const euEvents = await readStoredEvents(inEu.nc, storeNames(euConfig).eventsStream);
@@ -88,10 +88,14 @@ describe.runIf(canControlNatsServers())("regions: home region only", () => {
 
   it("evicts a silent agent in its home region; the other region never touches it", async () => {
     const inEu = await client("eu");
-    await inEu.request("register.silent-eu", { spec: spec("silent-eu"), instance_id: "s1", heartbeat_interval_ms: 200 });
+    const reg = await inEu.request("register.silent-eu", { spec: spec("silent-eu"), instance_id: "s1", heartbeat_interval_ms: 200 });
+    expect(reg.body).toMatchObject({ revision: expect.any(Number) });
     await waitFor(() => eu.view.get("silent-eu")?.status === "deregistered", { timeoutMs: 10_000, message: "eu evicts its silent agent" });
-    const euEvents = await readStoredEvents(inEu.nc, storeNames(euConfig).eventsStream);
-    const evicted = euEvents.filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "silent-eu");
+    // The event is stored by the publisher after the view applied the eviction: wait for it.
+    const evictions = async () =>
+      (await readStoredEvents(inEu.nc, storeNames(euConfig).eventsStream)).filter((e) => e.event.type === "registry.agent.deregistered" && e.event.data.agent_type === "silent-eu");
+    await waitFor(async () => (await evictions()).length > 0, { timeoutMs: 10_000, message: "eu stores the eviction event" });
+    const evicted = await evictions();
     expect(evicted).toHaveLength(1);
     expect(evicted[0]!.event.data.reason).toBe("evicted");
     const usEvents = await readStoredEvents(inEu.nc, storeNames(usConfig).eventsStream);

@@ -5,7 +5,8 @@
  * regions cannot all store `<prefix>.agent.>`: a region stores `_region.<region>.<prefix>.agent.>`
  * and the stream republishes each stored event on its usual subject for live watchers.
  */
-import type { Placement, Republish } from "@nats-io/jetstream";
+import { DiscardPolicy, RetentionPolicy, StorageType, jetstreamManager, type Placement, type Republish } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
 import semver from "semver";
 
 /** Subject transforms on stream sources (what the global view is built from) came in 2.10. */
@@ -49,4 +50,42 @@ export function regionEventSubjects(region: string, prefix: string, storedEvents
     subjects: storedEvents.map((s) => `${root}.${s}`),
     republish: { src: `${root}.${prefix}.>`, dest: `${prefix}.>` },
   };
+}
+
+/** The stream in `region` holding every region's events on their usual subjects. */
+export const globalEventsStream = (eventsStream: string, region: string): string => `${eventsStream}_all_in_${region}`;
+
+export type GlobalEventsSettings = { eventsStream: string; region: string; regions: readonly string[]; prefix: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number };
+
+/**
+ * Creates (if missing) this region's global events stream: sourced from every region's events
+ * stream, the subject transform putting each event back on its usual subject, placed here. It has
+ * no subjects of its own, so it overlaps no region's stream; each source is followed from where
+ * it stopped, so after a partition every region's events arrive once, in each region's order.
+ */
+export async function openGlobalEvents(nc: NatsConnection, s: GlobalEventsSettings): Promise<{ name: string; created: boolean }> {
+  const jsm = await jetstreamManager(nc, { timeout: s.timeoutMs });
+  const name = globalEventsStream(s.eventsStream, s.region);
+  try {
+    await jsm.streams.info(name);
+    return { name, created: false };
+  } catch (e) {
+    if (!(e instanceof Error && /stream not found/i.test(e.message))) throw e;
+  }
+  await jsm.streams.add({
+    name,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    num_replicas: s.replicas,
+    max_age: s.maxAgeMs * 1e6,
+    max_bytes: s.maxBytes > 0 ? s.maxBytes : -1,
+    placement: inRegion(s.region),
+    sources: s.regions.map((r) => ({
+      name: `${s.eventsStream}_${r}`,
+      subject_transforms: [{ src: `${regionSubjectRoot(r)}.${s.prefix}.>`, dest: `${s.prefix}.>` }],
+    })),
+    description: `agent-registry: every region's events, as region ${s.region} holds them`,
+  });
+  return { name, created: true };
 }
