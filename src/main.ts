@@ -129,7 +129,7 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     lease = useCases.lease;
     status.viewLoaded = () => useCases.feed.loaded;
     await steps.loadView(ctx, useCases);
-    remote = await steps.followRegions(ctx, nats);
+    remote = useCases.regional.current = await steps.followRegions(ctx, nats);
     steps.serveAgentDocuments(ctx, useCases, cardSigner);
     serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
     await steps.awaitSchemaWorkers(ctx, schemas);

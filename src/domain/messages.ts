@@ -14,6 +14,10 @@ import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";
 
 const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
 const minRevision = z.number().int().min(0).optional();
+/** Regional mode (v1.2): which regions' providers a query lists; any value is one region outside it. */
+export const QUERY_SCOPES = ["local", "global", "prefer_local"] as const;
+export type QueryScope = (typeof QUERY_SCOPES)[number];
+const scope = z.enum(QUERY_SCOPES).optional();
 const pageLimit = z.number().int().min(1).max(MAX_PAGE_LIMIT).optional();
 const cursor = z.string().max(512).nullable().optional();
 /** Entries of one kind only (PROTOCOL.md section 10.2). */
@@ -75,6 +79,7 @@ export const lookupQuery = z.object({
   verified_only: verifiedOnly,
   limit: pageLimit,
   cursor,
+  scope,
   min_revision: minRevision,
 });
 export type LookupQuery = z.infer<typeof lookupQuery>;

@@ -26,6 +26,7 @@ import {
   getQuery,
   listQuery,
   lookupQuery,
+  type LookupQuery,
   routeQuery,
   schemaQuery,
   schemasQuery,
@@ -41,6 +42,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
 import { SerializedReply } from "./serialized-reply.js";
+import { regionFields, regionalMatches, type Match, type RegionalViews } from "./regional-lookup.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
@@ -99,6 +101,7 @@ export class QueryService {
   /** Writes an SBOM document: the costly part of `sbom`, run only for a request admitted. */
   private readonly buildSbom: typeof sbomDocument;
   private readonly cardSigner: CardSigner | undefined;
+  private readonly regions: () => RegionalViews | null;
 
   constructor(
     private readonly view: RegistryView,
@@ -112,6 +115,8 @@ export class QueryService {
       buildSbom?: typeof sbomDocument;
       /** Signs exported cards (REGISTRY_CARD_SIGNING_KEY); none: they go unsigned. */
       cardSigner?: CardSigner;
+      /** Regional mode: the other regions' views, once followed; null (or absent) otherwise. */
+      regions?: () => RegionalViews | null;
     } = {},
   ) {
     this.buildSbom = opts.buildSbom ?? sbomDocument;
@@ -119,6 +124,7 @@ export class QueryService {
     this.payloads = opts.payloads ?? new InlinePayloadChecks();
     this.fileWarnings = opts.fileWarnings ?? (() => []);
     this.maxPayload = opts.maxPayload ?? (() => DEFAULT_MAX_PAYLOAD);
+    this.regions = opts.regions ?? (() => null);
     this.resolution = new SchemaResolution(view.namedSchemas, {
       onMissing: opts.onUnresolvedRef,
       onProblem: (message, detail) => opts.log?.error(detail, message),
@@ -258,41 +264,55 @@ export class QueryService {
     return matches[0]!;
   }
 
+  /** The providers of `q.capability` in `view` that pass the lookup's filters, unordered. */
+  private lookupMatches(view: RegistryView, q: LookupQuery, tenant: Tenant): Match[] {
+    const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
+    const matches: Match[] = [];
+    for (const type of view.providersOf(q.capability)) {
+      const agent = view.get(type);
+      if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent)) continue;
+      if (q.verified_only === true && agent.trust === undefined) continue;
+      if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
+      const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
+      if (cap && (q.read_only !== true || isReadOnly(cap))) matches.push({ agent, cap });
+    }
+    return matches;
+  }
+
+  /**
+   * One page of ordered providers. Providers have no key of their own order, so a lookup's
+   * cursor is a position in it: in the filtered order, so the same filters must come with it.
+   */
+  private lookupReply<M>(q: LookupQuery, ordered: M[], offset: number, serialize: (m: M) => string): SerializedReply {
+    const page = takePage(
+      ordered.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
+      ({ at }) => String(at),
+      ({ m }) => serialize(m),
+      { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+      (text: string) => Buffer.byteLength(text),
+    );
+    return new SerializedReply(`{"capability":${JSON.stringify(q.capability)},"providers":[${page.items.join(",")}],"next_cursor":${JSON.stringify(cursorOf(page.next_cursor))}`);
+  }
+
   private readonly handlers: Record<QueryOp, (body: Body, tenant: Tenant, data?: Uint8Array) => object | Promise<object>> = {
     lookup: (body, tenant, data) => {
       const q = parseMessage(lookupQuery, body, "lookup");
       checkVersionRange(q);
       const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
-      const readOnly = q.read_only === true;
-      const verifiedOnly = q.verified_only === true;
-      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, readOnly, verifiedOnly, q.limit ?? null, offset]);
+      // Regional mode: other regions' views change without this view's listeners; never cached.
+      const regional = this.regions();
+      if (regional !== null) {
+        const all = regionalMatches(q.scope, regional, this.view, (view) => this.lookupMatches(view, q, tenant));
+        return this.lookupReply(q, all, offset, (m) => JSON.stringify({ ...lookupProvider(m.agent, this.resolution.capability(m.cap)), ...regionFields(m) }));
+      }
+      const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, q.read_only === true, q.verified_only === true, q.limit ?? null, offset]);
       if (data !== undefined && data.length <= MAX_ALIASED_REQUEST_BYTES && body["min_revision"] === undefined) this.rememberAlias(aliasOf(data, tenant), key);
       const cached = this.lookupCache.get(key);
       if (cached !== undefined) return cached;
-      const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
-      const matches: Array<{ agent: AgentState; cap: Capability }> = [];
-      for (const type of this.view.providersOf(q.capability)) {
-        const agent = this.view.get(type);
-        if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent)) continue;
-        if (verifiedOnly && agent.trust === undefined) continue;
-        if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
-        const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
-        if (cap && (!readOnly || isReadOnly(cap))) matches.push({ agent, cap });
-      }
-      matches.sort(compareProviders);
-      // Providers have no key of their own order, so a lookup's cursor is a position in it:
-      // in the filtered order, so the same filters must come with it.
-      const page = takePage(
-        matches.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
-        ({ at }) => String(at),
-        // Each provider serialized once, where the page measures it, and the reply joined from
-        // those: a lookup the cache does not hold serialized every schema twice (docs/performance.md).
-        ({ m }) => JSON.stringify(lookupProvider(m.agent, this.resolution.capability(m.cap))),
-        { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
-        (text: string) => Buffer.byteLength(text),
-      );
-      const open = `{"capability":${JSON.stringify(q.capability)},"providers":[${page.items.join(",")}],"next_cursor":${JSON.stringify(cursorOf(page.next_cursor))}`;
-      const reply = new SerializedReply(open);
+      const matches = this.lookupMatches(this.view, q, tenant).sort(compareProviders);
+      // Each provider serialized once, where the page measures it, and the reply joined from
+      // those: a lookup the cache does not hold serialized every schema twice (docs/performance.md).
+      const reply = this.lookupReply(q, matches, offset, (m) => JSON.stringify(lookupProvider(m.agent, this.resolution.capability(m.cap))));
       this.lookupCache.set(key, q.capability, reply);
       return reply;
     },

@@ -25,6 +25,7 @@ import type { Clock } from "../service/clock.js";
 import type { Logger } from "../kit/logger.js";
 import type { TeardownStack } from "../teardown-stack.js";
 import type { HeardFanout } from "../service/heard-fanout.js";
+import type { RemoteRegions } from "../service/remote-regions.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {
@@ -77,6 +78,8 @@ export type UseCases = {
   trust: { gate: TrustGate; rejudge: TrustRejudge };
   /** REGISTRY_LIVENESS=memory: tells the other replicas which heartbeats this one answered from memory. */
   fanout: HeardFanout | null;
+  /** Regional mode: the other regions, once followRegions has started following them. */
+  regional: { current: RemoteRegions | null };
 };
 
 

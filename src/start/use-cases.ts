@@ -58,7 +58,11 @@ export function buildUseCases(
   ctx.teardown.defer("dropping held status changes", () => registrar.stop());
   const schemas = new SchemaRegistrar({ store, view, checker, clock, maxSchemas: config.maxSchemas, bucketMaxBytes: config.bucketMaxBytes, catchUp });
   const fileWarnings: FileWarnings = { current: [] };
+  // Regional mode: the other regions are followed after the home view has loaded (start/regions.ts).
+  const regional: UseCases["regional"] = { current: null };
+  const home = config.region;
   const queries = new QueryService(view, (rev, ms) => viewFeed.waitForRevision(rev, ms), {
+    regions: () => (home === undefined ? null : { home, remote: regional.current?.regions ?? [] }),
     fileWarnings: () => fileWarnings.current,
     log: root.child({ component: "queries" }),
     maxPayload: () => nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
@@ -82,7 +86,7 @@ export function buildUseCases(
     fanout?.reconnected();
     viewFeed.restart("reconnected");
   });
-  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge } };
+  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge }, regional };
 }
 
 function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {

@@ -48,6 +48,10 @@ describe.runIf(existsSync(DEBIAN_NATS))("regional mode on nats-server 2.9.10", (
       expect(r.ok).toBe(true);
       const found = await c.request("lookup", { capability: "plain-old.run", min_revision: r.body.revision });
       expect(found.body.providers.map((p: { agent_type: string; ready_instances: number }) => [p.agent_type, p.ready_instances])).toEqual([["plain-old", 1]]);
+      // A v1.1 client sees no change outside regional mode: no region on providers, and any scope is the one region.
+      expect(found.body.providers[0]).not.toHaveProperty("region");
+      const scoped = await c.request("lookup", { capability: "plain-old.run", scope: "global" });
+      expect(scoped.body.providers).toEqual(found.body.providers);
     } finally {
       await c.close();
     }
