@@ -141,7 +141,8 @@ export const searchQuery = z.object({
   min_revision: minRevision,
 });
 
-export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, verified_only: verifiedOnly, limit: pageLimit, cursor, min_revision: minRevision });
+export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, verified_only: verifiedOnly, limit: pageLimit, cursor, scope, min_revision: minRevision });
+export type DiscoverQuery = z.infer<typeof discoverQuery>;
 
 /** Export of one agent as an A2A card (PROTOCOL.md section 10.3); v1.0 unless asked for v0.3. */
 export const cardQuery = z.object({ agent_type: agentType, a2a_version: z.enum(["1.0", "0.3"]).optional(), min_revision: minRevision });

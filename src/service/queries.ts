@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor, indexAfter, takePage } from "../domain/quer
 import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE } from "../protocol/ids.js";
 import type { CapabilityEntry } from "../protocol/messages.js";
 import { agentView, compareProviders, lookupProvider } from "../domain/query/agent-view.js";
-import { discover, find } from "../domain/query/discovery.js";
+import { discover, find, type DiscoveredAgent } from "../domain/query/discovery.js";
 import { isReadOnly, ofKind } from "../domain/query/filters.js";
 import { ErrorCode, RegistryError, limitExceeded, notFound } from "../domain/errors.js";
 import {
@@ -22,6 +22,7 @@ import {
   sbomQuery,
   toolspecQuery,
   discoverQuery,
+  type DiscoverQuery,
   findQuery,
   getQuery,
   listQuery,
@@ -42,7 +43,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
 import { SerializedReply } from "./serialized-reply.js";
-import { regionFields, regionalMatches, type Match, type RegionalViews } from "./regional-lookup.js";
+import { inScope, regionFields, regionalMatches, type Match, type RegionalViews } from "./regional-queries.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
@@ -279,6 +280,15 @@ export class QueryService {
     return matches;
   }
 
+  /** The discover entries of `view` that `tenant` sees, after the agent type `after` when given, ordered by id. */
+  private discovered(view: RegistryView, q: DiscoverQuery, tenant: Tenant, after: string | undefined): DiscoveredAgent[] {
+    const candidates = q.capability !== undefined ? [...view.providersOf(q.capability)].map((t) => view.get(t)!) : view.all();
+    const visible = [...candidates].filter(
+      (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
+    );
+    return discover(visible, q.capability, q.kind);
+  }
+
   /**
    * One page of ordered providers. Providers have no key of their own order, so a lookup's
    * cursor is a position in it: in the filtered order, so the same filters must come with it.
@@ -421,12 +431,21 @@ export class QueryService {
 
     discover: (body, tenant) => {
       const q = parseMessage(discoverQuery, body, "discover");
+      const regional = this.regions();
+      if (regional !== null) {
+        // Agent types repeat across regions, so a regional page's cursor is a position, as lookup's.
+        const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
+        const ordered = inScope(q.scope, regional, this.view, (view) => this.discovered(view, q, tenant, undefined), (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const page = takePage(
+          ordered.slice(offset).map((d, i) => ({ d, at: offset + i + 1 })),
+          ({ at }) => String(at),
+          ({ d: { region, stale, ...entry } }) => ({ ...entry, ...regionFields({ region, stale }) }),
+          { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+        );
+        return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
+      }
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
-      const candidates = q.capability !== undefined ? [...this.view.providersOf(q.capability)].map((t) => this.view.get(t)!) : this.view.all();
-      const visible = [...candidates].filter(
-        (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
-      );
-      const page = takePage(discover(visible, q.capability, q.kind), (d) => d.id, (d) => d, {
+      const page = takePage(this.discovered(this.view, q, tenant, after), (d) => d.id, (d) => d, {
         limit: q.limit ?? Number.POSITIVE_INFINITY,
         maxBytes: this.listBytes(),
       });

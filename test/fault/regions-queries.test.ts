@@ -1,8 +1,8 @@
 /**
- * `lookup` across regions (docs/protocol.md section 8, v1.2): a coordinator in one region finds
- * the providers of every region, each named with its `region`, its own region's first by
- * default (`prefer_local`), only its own with `local`, all in one order with `global`; a region
- * cut off is still listed, its providers marked `stale`.
+ * `lookup` and `discover` across regions (docs/protocol.md section 8, v1.2): a coordinator in one
+ * region finds the agents of every region, each named with its `region`, its own region's first
+ * by default (`prefer_local`), only its own with `local`, all in one order with `global`; a
+ * region cut off is still listed, its entries marked `stale`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSupercluster, type SuperclusterHandle } from "../harness/supercluster.js";
@@ -14,7 +14,7 @@ const CAPABILITY = "text.translate";
 const provider = (agentType: string, confidence: number) =>
   spec(agentType, { capabilities: [{ name: CAPABILITY, description: `translates (${agentType})`, input_schema: { type: "object" }, output_schema: {}, confidence_hint: confidence }] });
 
-describe.runIf(canControlNatsServers())("regions: lookup across regions", () => {
+describe.runIf(canControlNatsServers())("regions: queries across regions", () => {
   let sc: SuperclusterHandle;
   let eu: TestRegistry;
   let us: TestRegistry;
@@ -67,10 +67,25 @@ describe.runIf(canControlNatsServers())("regions: lookup across regions", () => 
     expect(names(await inUs.request("lookup", { capability: CAPABILITY, limit: 1, cursor: first.body.next_cursor }))).toEqual(["tr-eu@eu"]);
   });
 
+  it("discover lists every region's agents by scope, paged by position", async () => {
+    const ids = (reply: { body: { agents: Array<{ id: string; region: string }> } }) => reply.body.agents.map((a) => `${a.id}@${a.region}`);
+    expect(ids(await inUs.request("discover", { capability: CAPABILITY }))).toEqual(["tr-us@us", "tr-eu@eu"]);
+    expect(ids(await inUs.request("discover", { capability: CAPABILITY, scope: "local" }))).toEqual(["tr-us@us"]);
+    expect(ids(await inUs.request("discover", { capability: CAPABILITY, scope: "global" }))).toEqual(["tr-eu@eu", "tr-us@us"]);
+    const all = ids(await inUs.request("discover", {}));
+    expect(all.slice(0, 1)).toEqual(["tr-us@us"]);
+    expect(all.slice(1).sort()).toEqual(["only-eu@eu", "tr-eu@eu"]);
+    const first = await inUs.request("discover", { limit: 2 });
+    const rest = await inUs.request("discover", { limit: 2, cursor: first.body.next_cursor });
+    expect([...ids(first), ...ids(rest)]).toEqual(all);
+  });
+
   it("refuses an unknown scope", async () => {
-    const r = await inUs.request("lookup", { capability: CAPABILITY, scope: "everywhere" });
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe("invalid_request");
+    for (const op of ["lookup", "discover"]) {
+      const r = await inUs.request(op, { capability: CAPABILITY, scope: "everywhere" });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_request");
+    }
   });
 
   it("lists a cut-off region's providers marked stale, and unmarks them after the heal", async () => {
