@@ -115,6 +115,7 @@ export const routeQuery = z.object({
   tags: z.array(z.string().min(1).max(256)).max(64).optional(),
   preferred_runtime: z.string().min(1).max(128).optional(),
   verified_only: verifiedOnly,
+  scope,
   min_revision: minRevision,
 });
 
@@ -126,6 +127,7 @@ export const findQuery = z
     verified_only: verifiedOnly,
     limit: pageLimit,
     cursor,
+    scope,
     min_revision: minRevision,
   })
   .refine((q) => [q.skill, q.tag, q.name].filter((v) => v !== undefined).length === 1, {

@@ -43,7 +43,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { QueryOp } from "../protocol/subjects.js";
 import { LookupCache } from "./lookup-cache.js";
 import { SerializedReply } from "./serialized-reply.js";
-import { inScope, regionFields, regionalMatches, type Match, type RegionalViews } from "./regional-queries.js";
+import { REGION_FIELDS_BYTES, inScope, regionFields, regionalMatches, regionalRoute, routeOrNull, type Match, type RegionReadings, type RegionalViews } from "./regional-queries.js";
 import { exportCard } from "../domain/interop/a2a/index.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import { exportToolspec } from "../domain/interop/mcp/index.js";
@@ -265,6 +265,11 @@ export class QueryService {
     return matches[0]!;
   }
 
+  /** This region's view and index, as the regional queries read every region's. */
+  private homeReadings(): RegionReadings {
+    return { view: this.view, index: this.index };
+  }
+
   /** The providers of `q.capability` in `view` that pass the lookup's filters, unordered. */
   private lookupMatches(view: RegistryView, q: LookupQuery, tenant: Tenant): Match[] {
     const statuses = new Set<string>(q.status ?? [AgentStatus.Ready]);
@@ -312,7 +317,7 @@ export class QueryService {
       // Regional mode: other regions' views change without this view's listeners; never cached.
       const regional = this.regions();
       if (regional !== null) {
-        const all = regionalMatches(q.scope, regional, this.view, (view) => this.lookupMatches(view, q, tenant));
+        const all = regionalMatches(q.scope, regional, this.homeReadings(), (view) => this.lookupMatches(view, q, tenant));
         return this.lookupReply(q, all, offset, (m) => JSON.stringify({ ...lookupProvider(m.agent, this.resolution.capability(m.cap)), ...regionFields(m) }));
       }
       const key = JSON.stringify([tenant, q.capability, q.status ?? null, q.version ?? null, q.kind ?? null, q.read_only === true, q.verified_only === true, q.limit ?? null, offset]);
@@ -393,11 +398,28 @@ export class QueryService {
 
     route: (body, tenant) => {
       const q = parseMessage(routeQuery, body, "route");
-      return route(this.index, q, tenant);
+      const regional = this.regions();
+      if (regional === null) return route(this.index, q, tenant);
+      // A bad request, or no route in any region, is answered as the home region would answer it.
+      const routed = regionalRoute(q.scope, regional, this.homeReadings(), (index) => routeOrNull(index, q, tenant));
+      return routed ?? route(this.index, q, tenant);
     },
 
     find: (body, tenant) => {
       const q = parseMessage(findQuery, body, "find");
+      const regional = this.regions();
+      if (regional !== null) {
+        // An agent type may be in several regions, so a regional page's cursor is a position.
+        const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
+        const ordered = inScope(q.scope, regional, this.homeReadings(), (at) => find(at.index, q, tenant).filter((a) => q.verified_only !== true || a.trust !== undefined).map((agent) => ({ agent })), (a, b) => (a.agent.agent_type < b.agent.agent_type ? -1 : a.agent.agent_type > b.agent.agent_type ? 1 : 0));
+        const page = takePage(
+          ordered.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
+          ({ at }) => String(at),
+          ({ m }, bytesLeft) => ({ ...agentView(m.agent, { maxBytes: bytesLeft - REGION_FIELDS_BYTES }), ...regionFields(m) }),
+          { limit: q.limit ?? Number.POSITIVE_INFINITY, maxBytes: this.listBytes() },
+        );
+        return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
+      }
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
       const found = find(this.index, q, tenant).filter((a) => q.verified_only !== true || a.trust !== undefined);
       const from = after === undefined ? 0 : indexAfter(found.map((a) => a.agent_type), after);
@@ -435,7 +457,7 @@ export class QueryService {
       if (regional !== null) {
         // Agent types repeat across regions, so a regional page's cursor is a position, as lookup's.
         const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
-        const ordered = inScope(q.scope, regional, this.view, (view) => this.discovered(view, q, tenant, undefined), (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const ordered = inScope(q.scope, regional, this.homeReadings(), (at) => this.discovered(at.view, q, tenant, undefined), (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const page = takePage(
           ordered.slice(offset).map((d, i) => ({ d, at: offset + i + 1 })),
           ({ at }) => String(at),

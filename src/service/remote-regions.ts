@@ -11,6 +11,7 @@ import type { RegistryView } from "../domain/view/view.js";
 import type { Logger } from "../kit/logger.js";
 import { guardedInterval } from "../kit/guarded.js";
 import { ViewFeed } from "./view-feed.js";
+import { AgentIndex } from "../domain/query/agent-index.js";
 
 /** What a mirror says of its own progress; null `sinceContactMs`: it never heard from its source. */
 export type MirrorStatus = { lastRevision: number; sinceContactMs: number | null };
@@ -32,13 +33,15 @@ export type RemoteRegionsDeps = {
 export type RemoteRegionState = {
   readonly name: string;
   readonly view: RegistryView;
+  /** The region's agents indexed for find and route, kept by its view as the home index is. */
+  readonly index: AgentIndex;
   /** True while the mirror has not heard from the region for longer than the bound. */
   readonly stale: boolean;
   /** The home region's revision the view has applied. */
   readonly revision: number;
 };
 
-type Followed = { name: string; source: RegionSource; view: RegistryView; feed: ViewFeed; stale: boolean; lastHeard: number };
+type Followed = { name: string; source: RegionSource; view: RegistryView; index: AgentIndex; feed: ViewFeed; stale: boolean; lastHeard: number };
 
 export class RemoteRegions {
   private readonly followed: Followed[];
@@ -50,6 +53,7 @@ export class RemoteRegions {
       name,
       source,
       view,
+      index: indexOf(view),
       stale: false,
       lastHeard: started,
       feed: new ViewFeed({
@@ -76,7 +80,7 @@ export class RemoteRegions {
   }
 
   get regions(): RemoteRegionState[] {
-    return this.followed.map((f) => ({ name: f.name, view: f.view, stale: f.stale, revision: f.view.revision }));
+    return this.followed.map((f) => ({ name: f.name, view: f.view, index: f.index, stale: f.stale, revision: f.view.revision }));
   }
 
   /** Waits until `region`'s view has applied `revision` of its home bucket (at most `timeoutMs`). */
@@ -105,4 +109,11 @@ export class RemoteRegions {
       }),
     );
   }
+}
+
+/** An index of `view`'s agents, kept up to date by it from its first entry on. */
+function indexOf(view: RegistryView): AgentIndex {
+  const index = new AgentIndex(view.capabilityIndex);
+  view.addListener(index);
+  return index;
 }

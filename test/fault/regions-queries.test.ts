@@ -1,5 +1,5 @@
 /**
- * `lookup` and `discover` across regions (docs/protocol.md section 8, v1.2): a coordinator in one
+ * `lookup`, `discover`, `find` and `route` across regions (docs/protocol.md section 8, v1.2): a coordinator in one
  * region finds the agents of every region, each named with its `region`, its own region's first
  * by default (`prefer_local`), only its own with `local`, all in one order with `global`; a
  * region cut off is still listed, its entries marked `stale`.
@@ -80,8 +80,35 @@ describe.runIf(canControlNatsServers())("regions: queries across regions", () =>
     expect([...ids(first), ...ids(rest)]).toEqual(all);
   });
 
+  it("find lists every region's agents by scope, each with its region", async () => {
+    const ids = (reply: { body: { agents: Array<{ agent_type: string; region: string }> } }) => reply.body.agents.map((a) => `${a.agent_type}@${a.region}`);
+    expect(ids(await inUs.request("find", { skill: CAPABILITY }))).toEqual(["tr-us@us", "tr-eu@eu"]);
+    expect(ids(await inUs.request("find", { skill: CAPABILITY, scope: "local" }))).toEqual(["tr-us@us"]);
+    expect(ids(await inUs.request("find", { skill: CAPABILITY, scope: "global" }))).toEqual(["tr-eu@eu", "tr-us@us"]);
+    const first = await inUs.request("find", { skill: CAPABILITY, limit: 1 });
+    expect(ids(first)).toEqual(["tr-us@us"]);
+    expect(ids(await inUs.request("find", { skill: CAPABILITY, limit: 1, cursor: first.body.next_cursor }))).toEqual(["tr-eu@eu"]);
+    const onlyEu = await inUs.request("find", { name: "only-eu" });
+    expect(onlyEu.body.agents[0]).toMatchObject({ agent_type: "only-eu", region: "eu" });
+  });
+
+  it("route prefers this region's agent, goes global on request, and reaches another region when this one has none", async () => {
+    const local = await inUs.request("route", { skill: CAPABILITY });
+    expect(local.body).toMatchObject({ agent_type: "tr-us", region: "us" });
+    expect(local.body.candidates.map((c: { agent_type: string; region: string }) => `${c.agent_type}@${c.region}`)).toEqual(["tr-us@us", "tr-eu@eu"]);
+    expect((await inUs.request("route", { skill: CAPABILITY, scope: "local" })).body.candidates).toHaveLength(1);
+    // Equal scores (skill only, weight 1): global order is registration order, and eu's came first.
+    const global = await inUs.request("route", { skill: CAPABILITY, scope: "global" });
+    expect(global.body.candidates).toHaveLength(2);
+    const remoteOnly = await inUs.request("route", { skill: "only-eu.run" });
+    expect(remoteOnly.body).toMatchObject({ agent_type: "only-eu", region: "eu", nats_subject: "agent.tasks.only-eu" });
+    const none = await inUs.request("route", { skill: "only-eu.run", scope: "local" });
+    expect(none.status).toBe(404);
+    expect(none.body.error.code).toBe("no_route");
+  });
+
   it("refuses an unknown scope", async () => {
-    for (const op of ["lookup", "discover"]) {
+    for (const op of ["lookup", "discover", "route"]) {
       const r = await inUs.request(op, { capability: CAPABILITY, scope: "everywhere" });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_request");

@@ -26,7 +26,7 @@ describe("RemoteRegions", () => {
     const view = new RegistryView({ now: () => now });
     remote = new RemoteRegions({ regions: [{ name: "us", source: mirrorOf(store, status), view }], log: silentLogger, now: () => now, staleAfterMs: 5_000, checkIntervalMs: 10 });
     await remote.start();
-    expect(remote.regions).toEqual([{ name: "us", view, stale: false, revision: 0 }]);
+    expect(remote.regions).toMatchObject([{ name: "us", view, stale: false, revision: 0 }]);
 
     // Silent for less than the bound: not stale.
     await new Promise((r) => setTimeout(r, 50));
