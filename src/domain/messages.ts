@@ -140,8 +140,11 @@ export const searchQuery = z.object({
   kind,
   read_only: readOnly,
   verified_only: verifiedOnly,
+  scope,
   min_revision: minRevision,
 });
+
+export type SearchQuery = z.infer<typeof searchQuery>;
 
 export const discoverQuery = z.object({ capability: capabilityName.optional(), kind, verified_only: verifiedOnly, limit: pageLimit, cursor, scope, min_revision: minRevision });
 export type DiscoverQuery = z.infer<typeof discoverQuery>;

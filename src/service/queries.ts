@@ -23,6 +23,7 @@ import {
   toolspecQuery,
   discoverQuery,
   type DiscoverQuery,
+  type SearchQuery,
   findQuery,
   getQuery,
   listQuery,
@@ -51,6 +52,7 @@ import { checkQueryBody, checkVersionRange } from "./query-bodies.js";
 import { InlinePayloadChecks, type PayloadChecks } from "./payload-checks.js";
 import type { RevisionWait } from "./revision-waiters.js";
 import { SearchIndexer } from "./search-indexer.js";
+import type { SearchResult } from "../domain/query/search.js";
 import { dependencyGraph, withFileWarnings } from "../domain/graph/graph-query.js";
 import type { FileProblem } from "../domain/spec/registry-v2/problems.js";
 import { sbomDocument } from "../domain/sbom/sbom-document.js";
@@ -182,9 +184,12 @@ export class QueryService {
    * answered. A bad body is refused before it waits.
    */
   private async searchCaughtUp(body: Body): Promise<void> {
-    let pending = this.search.caughtUp();
-    if (pending) checkQueryBody("search", body);
-    for (; pending; pending = this.search.caughtUp()) await pending;
+    // Regional mode: every region's search index (a region out of scope is cheap to bring along).
+    for (const indexer of [this.search, ...(this.regions()?.remote.map((r) => r.search) ?? [])]) {
+      let pending = indexer.caughtUp();
+      if (pending) checkQueryBody("search", body);
+      for (; pending; pending = indexer.caughtUp()) await pending;
+    }
   }
 
   /** Waits for the view to apply `minRevision`, else `stale_view`: after 2 s, or at once when too many queries wait already. */
@@ -265,9 +270,29 @@ export class QueryService {
     return matches[0]!;
   }
 
+  /** One region's search results for `q`, best first (BM25 over that region's agents). */
+  private searchIn(at: RegionReadings, q: SearchQuery, tenant: Tenant): SearchResult[] {
+    return at.search.index.query(
+      q.query,
+      q.limit ?? 10,
+      (type) => {
+        const agent = at.view.get(type);
+        return (
+          agent !== undefined &&
+          agent.status !== AgentStatus.Deregistered &&
+          visibleTo(agent, tenant) &&
+          isRoutable(agent) &&
+          ofKind(agent, q.kind) &&
+          (q.verified_only !== true || agent.trust !== undefined)
+        );
+      },
+      { readOnly: q.read_only },
+    );
+  }
+
   /** This region's view and index, as the regional queries read every region's. */
   private homeReadings(): RegionReadings {
-    return { view: this.view, index: this.index };
+    return { view: this.view, index: this.index, search: this.search };
   }
 
   /** The providers of `q.capability` in `view` that pass the lookup's filters, unordered. */
@@ -432,23 +457,12 @@ export class QueryService {
 
     search: (body, tenant) => {
       const q = parseMessage(searchQuery, body, "search");
-      const results = this.search.index.query(
-        q.query,
-        q.limit ?? 10,
-        (type) => {
-          const agent = this.view.get(type);
-          return (
-            agent !== undefined &&
-            agent.status !== AgentStatus.Deregistered &&
-            visibleTo(agent, tenant) &&
-            isRoutable(agent) &&
-            ofKind(agent, q.kind) &&
-            (q.verified_only !== true || agent.trust !== undefined)
-          );
-        },
-        { readOnly: q.read_only },
-      );
-      return { results };
+      const regional = this.regions();
+      if (regional !== null) {
+        const ranked = inScope(q.scope, regional, this.homeReadings(), (at) => this.searchIn(at, q, tenant), (a, b) => b.score - a.score);
+        return { results: ranked.slice(0, q.limit ?? 10).map(({ region, stale, ...r }) => ({ ...r, ...regionFields({ region, stale }) })) };
+      }
+      return { results: this.searchIn(this.homeReadings(), q, tenant) };
     },
 
     discover: (body, tenant) => {

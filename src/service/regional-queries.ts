@@ -12,6 +12,7 @@ import type { QueryScope } from "../domain/messages.js";
 import { compareProviders } from "../domain/query/agent-view.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { AgentIndex } from "../domain/query/agent-index.js";
+import type { SearchIndexer } from "./search-indexer.js";
 import { route, type RouteResult } from "../domain/query/routing.js";
 import { ErrorCode, RegistryError } from "../domain/errors.js";
 
@@ -21,11 +22,11 @@ export type RegionalMatch = Match & { region: string; stale: boolean };
 /** The home region and the others as this replica follows them; null outside regional mode. */
 export type RegionalViews = {
   home: string;
-  remote: ReadonlyArray<{ name: string; view: RegistryView; index: AgentIndex; stale: boolean }>;
+  remote: ReadonlyArray<{ name: string; view: RegistryView; index: AgentIndex; search: SearchIndexer; stale: boolean }>;
 };
 
-/** One region's agents as the queries read them: its view, and its index for find and route. */
-export type RegionReadings = { view: RegistryView; index: AgentIndex };
+/** One region's agents as the queries read them: its view, its index for find and route, its search index. */
+export type RegionReadings = { view: RegistryView; index: AgentIndex; search: SearchIndexer };
 
 /** Every region's entries the scope asks for, each with its region, in the scope's order of `compare`. */
 export function inScope<T>(

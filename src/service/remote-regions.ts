@@ -12,6 +12,7 @@ import type { Logger } from "../kit/logger.js";
 import { guardedInterval } from "../kit/guarded.js";
 import { ViewFeed } from "./view-feed.js";
 import { AgentIndex } from "../domain/query/agent-index.js";
+import { SearchIndexer } from "./search-indexer.js";
 
 /** What a mirror says of its own progress; null `sinceContactMs`: it never heard from its source. */
 export type MirrorStatus = { lastRevision: number; sinceContactMs: number | null };
@@ -35,13 +36,15 @@ export type RemoteRegionState = {
   readonly view: RegistryView;
   /** The region's agents indexed for find and route, kept by its view as the home index is. */
   readonly index: AgentIndex;
+  /** The region's search index: changes only noted until the first search, as the home one. */
+  readonly search: SearchIndexer;
   /** True while the mirror has not heard from the region for longer than the bound. */
   readonly stale: boolean;
   /** The home region's revision the view has applied. */
   readonly revision: number;
 };
 
-type Followed = { name: string; source: RegionSource; view: RegistryView; index: AgentIndex; feed: ViewFeed; stale: boolean; lastHeard: number };
+type Followed = { name: string; source: RegionSource; view: RegistryView; index: AgentIndex; search: SearchIndexer; feed: ViewFeed; stale: boolean; lastHeard: number };
 
 export class RemoteRegions {
   private readonly followed: Followed[];
@@ -54,6 +57,7 @@ export class RemoteRegions {
       source,
       view,
       index: indexOf(view),
+      search: searchOf(view, deps.log.child({ region: name })),
       stale: false,
       lastHeard: started,
       feed: new ViewFeed({
@@ -80,7 +84,7 @@ export class RemoteRegions {
   }
 
   get regions(): RemoteRegionState[] {
-    return this.followed.map((f) => ({ name: f.name, view: f.view, index: f.index, stale: f.stale, revision: f.view.revision }));
+    return this.followed.map((f) => ({ name: f.name, view: f.view, index: f.index, search: f.search, stale: f.stale, revision: f.view.revision }));
   }
 
   /** Waits until `region`'s view has applied `revision` of its home bucket (at most `timeoutMs`). */
@@ -116,4 +120,11 @@ function indexOf(view: RegistryView): AgentIndex {
   const index = new AgentIndex(view.capabilityIndex);
   view.addListener(index);
   return index;
+}
+
+/** A search index of `view`'s agents, fed by it from its first entry on. */
+function searchOf(view: RegistryView, log: Logger): SearchIndexer {
+  const search = new SearchIndexer((err, agentType) => log.error({ err, agent_type: agentType }, "search indexing failed; the agent type is left out of search"));
+  view.addListener(search);
+  return search;
 }

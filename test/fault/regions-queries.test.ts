@@ -1,5 +1,5 @@
 /**
- * `lookup`, `discover`, `find` and `route` across regions (docs/protocol.md section 8, v1.2): a coordinator in one
+ * `lookup`, `discover`, `find`, `search` and `route` across regions (docs/protocol.md section 8, v1.2): a coordinator in one
  * region finds the agents of every region, each named with its `region`, its own region's first
  * by default (`prefer_local`), only its own with `local`, all in one order with `global`; a
  * region cut off is still listed, its entries marked `stale`.
@@ -107,9 +107,17 @@ describe.runIf(canControlNatsServers())("regions: queries across regions", () =>
     expect(none.body.error.code).toBe("no_route");
   });
 
+  it("search ranks every region's capabilities, this region's first by default", async () => {
+    const hits = (reply: { body: { results: Array<{ agent_type: string; region: string }> } }) => reply.body.results.map((r) => `${r.agent_type}@${r.region}`);
+    expect(hits(await inUs.request("search", { query: "translates" }))).toEqual(["tr-us@us", "tr-eu@eu"]);
+    expect(hits(await inUs.request("search", { query: "translates", scope: "local" }))).toEqual(["tr-us@us"]);
+    expect(hits(await inUs.request("search", { query: "translates", limit: 1 }))).toEqual(["tr-us@us"]);
+    expect(hits(await inEu.request("search", { query: "translates" }))).toEqual(["tr-eu@eu", "tr-us@us"]);
+  });
+
   it("refuses an unknown scope", async () => {
-    for (const op of ["lookup", "discover", "route"]) {
-      const r = await inUs.request(op, { capability: CAPABILITY, scope: "everywhere" });
+    for (const op of ["lookup", "discover", "route", "search"]) {
+      const r = await inUs.request(op, { ...(op === "search" ? { query: "x" } : op === "route" ? { skill: CAPABILITY } : { capability: CAPABILITY }), scope: "everywhere" });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_request");
     }
