@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
-import { RegistryView } from "../../src/domain/view/view.js";
-import { silentLogger } from "../../src/kit/logger.js";
-import { RemoteRegions, type MirrorStatus, type RegionSource } from "../../src/service/remote-regions.js";
-import { waitFor } from "../harness/wait.js";
+import { MemoryStore } from "../../../src/adapters/memory/memory-store.js";
+import { RegistryView } from "../../../src/domain/view/view.js";
+import { silentLogger } from "../../../src/kit/logger.js";
+import { RemoteRegions, type MirrorStatus, type RegionSource } from "../../../src/service/remote-regions.js";
+import { waitFor } from "../../harness/wait.js";
 
 /** A mirror double: the memory store as the bucket, and a contact age the test sets. */
 function mirrorOf(store: MemoryStore, status: { sinceContactMs: number | null; fails?: boolean }): RegionSource {
