@@ -11,23 +11,18 @@ import uPlot from "uplot";
 import type { FleetSummary } from "../shared.js";
 import { EventType } from "../../protocol/events.js";
 import { openEvents } from "./api.js";
-import { fill, h } from "./dom.js";
+import { h } from "./dom.js";
 import { LiveHistory, type ByStatus, type LivePoint } from "./live-history.js";
 import { longRange } from "./long-range.js";
-import { RATES_TITLE, rateLines, ratesTable } from "./rates-table.js";
-import { MinuteBuckets, type MinuteSeries } from "./minute-buckets.js";
+import { RATES_TITLE, rateLines } from "./rates-table.js";
+import { MinuteBuckets } from "./minute-buckets.js";
 import { absolute, currentZone } from "./time-zone.js";
+import { FleetSamples, INSTANCE_SERIES, TYPE_SERIES, liveAt } from "./fleet-samples.js";
+import { drawChartsTable } from "./charts-table.js";
 
-const HOUR_MS = 3_600_000;
-/** Live ones: ready, registered and draining (the first three series of each chart; late and critical are among them). */
-const liveAt = (series: number[][], i: number): number => (series[0]![i] ?? 0) + (series[1]![i] ?? 0) + (series[2]![i] ?? 0);
 /** A count holds until the next event changes it: a point a millisecond before each change draws the step. */
 const steps = (points: LivePoint[]): LivePoint[] => points.flatMap((p, i) => (i === 0 ? [p] : [{ ...points[i - 1]!, at: p.at - 1 }, p]));
-/** Samples kept: two hours at one every 2 s. */
-const MAX_SAMPLES = 3600;
 const HEIGHT = 160;
-const INSTANCE_SERIES = ["ready", "registered", "draining", "late", "critical"] as const;
-const TYPE_SERIES = ["ready", "registered", "draining", "deregistered"] as const;
 const RANGES = [
   { value: "1h", label: "Last hour" },
   { value: "24h", label: "Last 24 hours" },
@@ -60,16 +55,41 @@ function chartOptions(title: string, width: number, series: Array<{ label: strin
   };
 }
 
+type Plots = { rates?: uPlot; instances?: uPlot; types?: uPlot };
+type Boxes = { rates: HTMLElement; instances: HTMLElement; types: HTMLElement };
+
+/**
+ * The two sampled charts, live instances and agent types by status, created on first draw and
+ * given new data after. Before the first sample they show the live totals rebuilt from the last
+ * hour's events (live-history.ts); the statuses are sampled only while the page is open, so they
+ * are gaps there.
+ */
+function drawStatusPlots(plots: Plots, boxes: Boxes, samples: FleetSamples, rebuiltPoints: LivePoint[], width: number): void {
+  const rebuilt = steps(rebuiltPoints);
+  const x = [...rebuilt.map((p) => p.at / 1000), ...samples.at];
+  const gaps = rebuilt.map(() => null);
+  // Ready, registered and draining are rebuilt too (byStatus); late and critical are not.
+  const rebuiltStatus = (k: string) => rebuilt.map((p) => (p.byStatus && k in p.byStatus ? p.byStatus[k as keyof ByStatus] : null));
+  const inst: uPlot.AlignedData = [x, ...samples.instances.map((s, i) => [...rebuiltStatus(INSTANCE_SERIES[i]!), ...s]), [...rebuilt.map((p) => p.instances), ...samples.at.map((_, i) => liveAt(samples.instances, i))]];
+  const types: uPlot.AlignedData = [x, ...samples.types.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.types), ...samples.at.map((_, i) => liveAt(samples.types, i))]];
+  const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
+  const all = { label: "all live", stroke: colour("--fg") };
+  if (!plots.instances) plots.instances = new uPlot(chartOptions("Live instances by status", width, [...INSTANCE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), inst, boxes.instances);
+  else plots.instances.setData(inst);
+  if (!plots.types) plots.types = new uPlot(chartOptions("Agent types by status", width, [...TYPE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), types, boxes.types);
+  else plots.types.setData(types);
+}
+
 export function charts(): Charts {
   const buckets = new MinuteBuckets();
   const history = new LiveHistory();
-  const samples: { at: number[]; revisions: Array<number | null>; instances: number[][]; types: number[][] } = { at: [], revisions: [], instances: INSTANCE_SERIES.map(() => []), types: TYPE_SERIES.map(() => []) };
+  const samples = new FleetSamples();
   const seen = new Set<number>();
-  const plots: { rates?: uPlot; instances?: uPlot; types?: uPlot } = {};
+  const plots: Plots = {};
   let asTable = false;
   let range = "1h";
 
-  const boxes = { rates: h("div", { class: "chart", "data-chart": "rates" }), instances: h("div", { class: "chart", "data-chart": "instances" }), types: h("div", { class: "chart", "data-chart": "types" }) };
+  const boxes: Boxes = { rates: h("div", { class: "chart", "data-chart": "rates" }), instances: h("div", { class: "chart", "data-chart": "instances" }), types: h("div", { class: "chart", "data-chart": "types" }) };
   const pictures = h("div", { class: "charts-row" }, boxes.rates, boxes.instances, boxes.types);
   const table = h("div", { class: "scroll charts-table", hidden: true });
   const longer = longRange(chartOptions, colour);
@@ -93,10 +113,6 @@ export function charts(): Charts {
   /** Three abreast on a wide screen (12 px gaps, 10 px of border and padding each), one a row on a phone. */
   const chartWidth = (): number => Math.max(260, Math.floor(((el.clientWidth || 900) - 24) / 3) - 10);
 
-  function rateSeries(): MinuteSeries {
-    return buckets.series(Date.now());
-  }
-
   function draw(): void {
     toggle.textContent = asTable ? "Show as charts" : "Show as a table";
     toggle.setAttribute("aria-pressed", String(asTable));
@@ -105,103 +121,19 @@ export function charts(): Charts {
     table.hidden = !asTable || long;
     if (long) return void longer.show(range, asTable, chartWidth() * 2);
     longer.hide();
-    const r = rateSeries();
-    if (asTable) return drawTable(r);
+    const r = buckets.series(Date.now());
+    if (asTable) return drawChartsTable(table, r, samples, () => samples.rebuiltBeforeOpen(history));
     const width = chartWidth();
     const rates: uPlot.AlignedData = [r.minutes, r.registrations, r.deregistrations, r.evictions];
     if (!plots.rates) {
       plots.rates = new uPlot(chartOptions(`${RATES_TITLE} per minute`, width, rateLines(colour)), rates, boxes.rates);
     } else plots.rates.setData(rates);
     if (samples.at.length === 0) return;
-    // Before the first sample, the live totals rebuilt from the last hour's events (live-history.ts);
-    // the statuses are sampled only while the page is open, so they are gaps there.
-    const rebuilt = steps(rebuiltBeforeOpen());
-    const x = [...rebuilt.map((p) => p.at / 1000), ...samples.at];
-    const gaps = rebuilt.map(() => null);
-    // Ready, registered and draining are rebuilt too (byStatus); late and critical are not.
-    const rebuiltStatus = (k: string) => rebuilt.map((p) => (p.byStatus && k in p.byStatus ? p.byStatus[k as keyof ByStatus] : null));
-    const inst: uPlot.AlignedData = [x, ...samples.instances.map((s, i) => [...rebuiltStatus(INSTANCE_SERIES[i]!), ...s]), [...rebuilt.map((p) => p.instances), ...samples.at.map((_, i) => liveAt(samples.instances, i))]];
-    const types: uPlot.AlignedData = [x, ...samples.types.map((s) => [...gaps, ...s]), [...rebuilt.map((p) => p.types), ...samples.at.map((_, i) => liveAt(samples.types, i))]];
-    const tone: Record<string, string> = { ready: colour("--ok-fg"), registered: colour("--info-fg"), draining: colour("--muted"), late: colour("--warn-fg"), critical: colour("--bad-fg"), deregistered: colour("--bad-fg") };
-    const all = { label: "all live", stroke: colour("--fg") };
-    if (!plots.instances) plots.instances = new uPlot(chartOptions("Live instances by status", width, [...INSTANCE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), inst, boxes.instances);
-    else plots.instances.setData(inst);
-    if (!plots.types) plots.types = new uPlot(chartOptions("Agent types by status", width, [...TYPE_SERIES.map((s) => ({ label: s, stroke: tone[s]! })), all]), types, boxes.types);
-    else plots.types.setData(types);
-  }
-
-  /** Live instances and agent types from an hour before the first sample up to it, rebuilt from events. */
-  function rebuiltBeforeOpen(): LivePoint[] {
-    if (samples.at.length === 0) return [];
-    const first = samples.at[0]! * 1000;
-    const byStatus: ByStatus = { ready: samples.instances[0]![0] ?? 0, registered: samples.instances[1]![0] ?? 0, draining: samples.instances[2]![0] ?? 0 };
-    return history.before({ at: first, revision: samples.revisions[0] ?? null }, { instances: liveAt(samples.instances, 0), types: liveAt(samples.types, 0), byStatus }, first - HOUR_MS);
-  }
-
-  function drawTable(r: MinuteSeries): void {
-    const last = samples.at.length - 1;
-    const rows = r.minutes
-      .map((m, i) => ({ start: new Date(m * 1000).toISOString(), registered: r.registrations[i] ?? 0, deregistered: r.deregistrations[i] ?? 0, evicted: r.evictions[i] ?? 0 }))
-      .filter((row) => row.registered + row.deregistered > 0);
-    fill(
-      table,
-      ...ratesTable("rates-table", "Per minute, last hour (minutes with any)", "Minute", rows, "No registration or deregistration in the last hour."),
-      last < 0
-        ? null
-        : h(
-            "div",
-            { id: "counts-table" },
-            countsTable(`Live instances now (${absolute(new Date(samples.at[last]! * 1000).toISOString())})`, "instances", INSTANCE_SERIES, samples.instances, last),
-            countsTable("Agent types now", "types", TYPE_SERIES, samples.types, last),
-            rebuiltTable(),
-          ),
-    );
-  }
-
-  function rebuiltTable(): HTMLElement {
-    const rows = rebuiltBeforeOpen().reverse();
-    return h(
-      "table",
-      { id: "rebuilt-table" },
-      h("caption", {}, "Before the page opened: live instances and agent types, rebuilt from the last hour's events"),
-      h("thead", {}, h("tr", {}, ...["At", "Live instances", "ready", "registered", "draining", "Live agent types"].map((c) => h("th", { scope: "col" }, c)))),
-      h(
-        "tbody",
-        {},
-        ...rows.map((p) =>
-          h(
-            "tr",
-            {},
-            h("th", { scope: "row" }, absolute(new Date(p.at).toISOString())),
-            h("td", { "data-col": "instances" }, p.instances),
-            ...(["ready", "registered", "draining"] as const).map((k) => h("td", { "data-col": k }, p.byStatus ? p.byStatus[k] : "?")),
-            h("td", { "data-col": "types" }, p.types),
-          ),
-        ),
-      ),
-    );
-  }
-
-  function countsTable(caption: string, key: string, names: readonly string[], series: number[][], at: number): HTMLElement {
-    return h(
-      "table",
-      {},
-      h("caption", {}, caption),
-      h("thead", {}, h("tr", {}, ...names.map((n) => h("th", { scope: "col" }, n)))),
-      h("tbody", {}, h("tr", {}, ...names.map((n, i) => h("td", { "data-col": `${key}-${n}` }, series[i]![at]!)))),
-    );
+    drawStatusPlots(plots, boxes, samples, samples.rebuiltBeforeOpen(history), width);
   }
 
   function sample(s: FleetSummary): void {
-    samples.at.push(Date.parse(s.now) / 1000);
-    samples.revisions.push(typeof s.revision === "number" ? s.revision : null);
-    INSTANCE_SERIES.forEach((k, i) => samples.instances[i]!.push(k === "late" ? s.instances.late : k === "critical" ? s.instances.critical : (s.instances.by_status[k] ?? 0)));
-    TYPE_SERIES.forEach((k, i) => samples.types[i]!.push(s.agent_types[k] ?? 0));
-    if (samples.at.length > MAX_SAMPLES) {
-      samples.at.shift();
-      samples.revisions.shift();
-      for (const a of [...samples.instances, ...samples.types]) a.shift();
-    }
+    samples.add(s);
     draw();
   }
 
