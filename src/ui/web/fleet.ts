@@ -6,12 +6,12 @@
  */
 import type { FleetPage, FleetRow, SearchPage } from "../shared.js";
 import { getJson, openEvents, revisionOf, type Context } from "./api.js";
-import { absTime, badge, fill, h, tickTimes, time } from "./dom.js";
+import { fill, h, tickTimes } from "./dom.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 import { summaryStrip } from "./summary-strip.js";
 import { charts } from "./charts.js";
-import { approvalBadge } from "./approval-badge.js";
+import { fleetRow } from "./fleet-row.js";
 
 /** "" is the registry's default (live agent types); "all" adds the deregistered ones kept in retention. */
 const STATUSES = ["", "all", "ready", "registered", "draining", "deregistered"];
@@ -19,15 +19,14 @@ const STATUS_LABELS: Record<string, string> = { "": "live (any status)", all: "a
 const ALL_STATUSES = "ready,registered,draining,deregistered";
 const KINDS = ["", "agent", "mcp_server", "tool"];
 
-export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchParams): () => void {
-  const state = { status: params.get("status") ?? "", kind: params.get("kind") ?? "", q: params.get("q") ?? "", cursors: [""] as string[], next: null as string | null };
-  let rows: FleetRow[] = [];
-  let minRevision = 0;
+type FleetState = { status: string; kind: string; q: string; cursors: string[]; next: string | null };
 
+/** The filter form: status and kind apply at once, the search on submit; each change sets `state` and calls `restart`. */
+function filtersForm(state: FleetState, restart: () => void): HTMLFormElement {
   const status = h("select", { id: "f-status", onchange: () => ((state.status = status.value), restart()) }, ...STATUSES.map((s) => h("option", { value: s, selected: s === state.status }, STATUS_LABELS[s] ?? s)));
   const kind = h("select", { id: "f-kind", onchange: () => ((state.kind = kind.value), restart()) }, ...KINDS.map((k) => h("option", { value: k, selected: k === state.kind }, k || "any kind")));
   const search = h("input", { id: "f-search", type: "search", value: state.q, placeholder: "capability, skill, keyword…", autocomplete: "off" });
-  const form = h(
+  return h(
     "form",
     { class: "filters", role: "search", onsubmit: (e: Event) => (e.preventDefault(), (state.q = search.value.trim()), restart()) },
     h("label", { for: "f-status" }, "Status"),
@@ -38,6 +37,26 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
     search,
     h("button", { type: "submit" }, "Search"),
   );
+}
+
+/** The rows `state` asks for: a keyword search's matches (one page), or a page of the list from the last cursor. */
+async function readFleet(state: FleetState, minRevision: number): Promise<{ rows: FleetRow[]; next: string | null }> {
+  const min = minRevision || undefined;
+  if (state.q) {
+    const found = await getJson<SearchPage>("search", { q: state.q, min_revision: min });
+    return { rows: found.agents, next: null };
+  }
+  const cursor = state.cursors[state.cursors.length - 1];
+  const got = await getJson<FleetPage>("agents", { status: state.status === "all" ? ALL_STATUSES : state.status, kind: state.kind, cursor, min_revision: min });
+  return { rows: got.agents, next: got.next_cursor };
+}
+
+export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchParams): () => void {
+  const state: FleetState = { status: params.get("status") ?? "", kind: params.get("kind") ?? "", q: params.get("q") ?? "", cursors: [""], next: null };
+  let rows: FleetRow[] = [];
+  let minRevision = 0;
+
+  const form = filtersForm(state, () => restart());
   const summary = h("p", { id: "fleet-summary", class: "muted", role: "status" });
   const body = h("tbody");
   const table = h(
@@ -56,29 +75,7 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
 
   function render(): void {
     const now = ctx.now();
-    fill(
-      body,
-      ...rows.map((r) =>
-        h(
-          "tr",
-          { "data-agent": r.agent_type },
-          h("th", { scope: "row" }, h("a", { href: `#/agent/${encodeURIComponent(r.agent_type)}` }, r.agent_type), r.display_name ? h("div", { class: "muted small" }, r.display_name) : null),
-          // A spec the approval gate holds is not routed, whatever its instances' status: the badge says so first.
-          r.approval
-            ? h("td", { "data-col": "status" }, approvalBadge(r.approval), h("div", { class: "muted small" }, `instances ${r.status}, not routed`))
-            : h("td", { "data-col": "status" }, badge(r.status)),
-          h("td", { "data-col": "kind" }, r.kind),
-          h("td", { "data-col": "version" }, r.version),
-          r.approval
-            ? h("td", { "data-col": "ready", title: "no query routes to these instances until the spec is approved" }, h("span", { class: "muted" }, `not routed · ${r.instances}`))
-            : h("td", { "data-col": "ready" }, `${r.ready} / ${r.instances}`),
-          h("td", { "data-col": "heartbeat" }, time(r.last_heartbeat, now)),
-          h("td", { "data-col": "heard-at" }, absTime(r.last_heartbeat)),
-          h("td", { "data-col": "tenant" }, r.tenant_scope ?? "shared"),
-          h("td", { "data-col": "owner" }, r.owner_team),
-        ),
-      ),
-    );
+    fill(body, ...rows.map((r) => fleetRow(r, now)));
     if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: 9, class: "muted" }, state.q ? "Nothing matches." : "No agent types.")));
     const pageNo = state.cursors.length;
     summary.textContent = state.q ? `${rows.length} agent types match “${state.q}”` : `Page ${pageNo}: ${rows.length} agent types`;
@@ -88,17 +85,9 @@ export function mountFleet(root: HTMLElement, ctx: Context, params: URLSearchPar
 
   async function load(): Promise<void> {
     try {
-      const min = minRevision || undefined;
-      if (state.q) {
-        const found = await getJson<SearchPage>("search", { q: state.q, min_revision: min });
-        rows = found.agents;
-        state.next = null;
-      } else {
-        const cursor = state.cursors[state.cursors.length - 1];
-        const got = await getJson<FleetPage>("agents", { status: state.status === "all" ? ALL_STATUSES : state.status, kind: state.kind, cursor, min_revision: min });
-        rows = got.agents;
-        state.next = got.next_cursor;
-      }
+      const got = await readFleet(state, minRevision);
+      rows = got.rows;
+      state.next = got.next;
       render();
     } catch (e) {
       summary.textContent = `Could not read the fleet: ${(e as Error).message}`;
