@@ -96,29 +96,16 @@ export class EventFeed {
 
   /** Sets up the consumer, then (its place moved from opening to open by `release`) streams until the client or the registry ends it. */
   async #open(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, release: () => void): Promise<void> {
-    let filters: string[] | undefined;
-    let start: Start;
-    const agent = query.get("agent") ?? undefined;
+    let agent: string | undefined, filters: string[] | undefined, start: Start;
     try {
-      if (agent !== undefined && !AGENT_TYPE_RE.test(agent)) throw new FeedRequestError(`agent: not an agent type: ${JSON.stringify(agent.slice(0, 140))}`);
-      const types = (query.get("types") ?? "").split(",").filter((t) => t !== "");
-      if (types.length > 16) throw new FeedRequestError("types: at most 16");
-      try {
-        filters = filterSubjects({ types, agentType: agent, prefix: this.#o.prefix });
-      } catch (e) {
-        throw new FeedRequestError(`types: ${(e as Error).message}`);
-      }
-      start = await this.#start(req, query);
+      ({ agent, filters, start } = await this.#request(req, query));
     } catch (e) {
       if (e instanceof FeedRequestError) return refuse(res, 400, "invalid_request", e.message);
       if (e instanceof StreamUnreadable) return this.#unreadable(req, res, e);
       throw e;
     }
     const js = jetstream(this.#o.nc, { timeout: this.#o.timeoutMs ?? 5000 });
-    const opts: Start = { ...start };
-    if (filters?.length === 1) opts.filter_subjects = filters[0];
-    else if (filters && supportsManyFilters(this.#o.nc)) opts.filter_subjects = filters;
-    if (this.#o.consumerInactiveMs !== undefined) opts.inactive_threshold = this.#o.consumerInactiveMs;
+    const opts = this.#consumerOptions(start, filters);
     let consumer: EventConsumer;
     try {
       consumer = await openEventConsumer(js, this.#o.stream, opts, { max_messages: 256 });
@@ -166,16 +153,7 @@ export class EventFeed {
     // The browser waits this long before it reconnects with Last-Event-ID.
     write("retry: 2000\n\n");
 
-    if (query.get("heartbeats") === "1") {
-      heartbeats = this.#o.nc.subscribe(`${this.#o.prefix}.agent.heartbeat.${agent ?? ">"}`, {
-        callback: (err, m) => {
-          if (err) return;
-          const event = this.#parse(m.data);
-          const shown = event && this.#o.visibility.shownNow(event);
-          if (shown) write(`event: ${event.type}\ndata: ${JSON.stringify(shown)}\n\n`);
-        },
-      });
-    }
+    if (query.get("heartbeats") === "1") heartbeats = this.#heartbeats(agent, write);
 
     try {
       for await (const m of messages) {
@@ -189,6 +167,42 @@ export class EventFeed {
     } finally {
       close();
     }
+  }
+
+  /** The request's filters and where to start; a bad parameter throws FeedRequestError, an unreadable stream StreamUnreadable. */
+  async #request(req: IncomingMessage, query: URLSearchParams): Promise<{ agent: string | undefined; filters: string[] | undefined; start: Start }> {
+    const agent = query.get("agent") ?? undefined;
+    if (agent !== undefined && !AGENT_TYPE_RE.test(agent)) throw new FeedRequestError(`agent: not an agent type: ${JSON.stringify(agent.slice(0, 140))}`);
+    const types = (query.get("types") ?? "").split(",").filter((t) => t !== "");
+    if (types.length > 16) throw new FeedRequestError("types: at most 16");
+    let filters: string[] | undefined;
+    try {
+      filters = filterSubjects({ types, agentType: agent, prefix: this.#o.prefix });
+    } catch (e) {
+      throw new FeedRequestError(`types: ${(e as Error).message}`);
+    }
+    return { agent, filters, start: await this.#start(req, query) };
+  }
+
+  /** Filtered by the server where it can: one subject always, several only on servers that take them (the loop filters again). */
+  #consumerOptions(start: Start, filters: string[] | undefined): Start {
+    const opts: Start = { ...start };
+    if (filters?.length === 1) opts.filter_subjects = filters[0];
+    else if (filters && supportsManyFilters(this.#o.nc)) opts.filter_subjects = filters;
+    if (this.#o.consumerInactiveMs !== undefined) opts.inactive_threshold = this.#o.consumerInactiveMs;
+    return opts;
+  }
+
+  /** The core NATS heartbeats (of `agent`, or all), written without an id since they are not stored. */
+  #heartbeats(agent: string | undefined, write: (chunk: string) => void): Subscription {
+    return this.#o.nc.subscribe(`${this.#o.prefix}.agent.heartbeat.${agent ?? ">"}`, {
+      callback: (err, m) => {
+        if (err) return;
+        const event = this.#parse(m.data);
+        const shown = event && this.#o.visibility.shownNow(event);
+        if (shown) write(`event: ${event.type}\ndata: ${JSON.stringify(shown)}\n\n`);
+      },
+    });
   }
 
   /** 503: the page's browser gets a reason it can show; the log names the request without its token. */
