@@ -18,6 +18,7 @@
  * caller resumes from what it applied (view-feed.ts), and `onFailure` lets the store load in
  * this thread from then on.
  */
+import type { Worker } from "node:worker_threads";
 import type { ConnectOptions } from "../../client/connection.js";
 import type { StoreEntry, StoreWatch } from "../../domain/ports.js";
 import { moduleWorker } from "../workers/module-worker.js";
@@ -43,102 +44,133 @@ export type LastValuesSource = {
   lastRevision: () => Promise<number>;
 };
 
+const DONE = { done: true, value: undefined } as const;
+
 export function loadLastValuesInWorker(job: Omit<LastValuesJob, "batchBytes" | "batchesAhead">, source: LastValuesSource, onFailure: (err: Error) => void): StoreWatch {
   const worker = moduleWorker(import.meta.url, "last-values-worker", { workerData: { ...job, batchBytes: 1 << 20, batchesAhead: 4 } satisfies LastValuesJob });
   worker.unref();
-  const batches: ArrayBuffer[] = [];
-  /** The worker has sent everything it will send. */
-  let finished = false;
-  let failure: Error | null = null;
-  let stopped = false;
-  /** This thread's watch, resumed after the last key's revision; asked for as soon as the load is over. */
-  let resumed: StoreWatch | null = null;
-  let wake: (() => void) | null = null;
-  const signal = (): void => {
-    wake?.();
-    wake = null;
-  };
-  const fail = (err: Error): void => {
-    if (stopped || failure) return;
-    failure = err;
-    onFailure(err);
-    signal();
-  };
-  const loaded = async (revision: number): Promise<void> => {
-    const watch = await source.resume(revision);
-    if (stopped) return watch.stop();
-    resumed = watch;
-    // Read after the watch is up, so the watch gives every change after it.
-    const through = await source.lastRevision();
-    if (!stopped) worker.postMessage({ type: "stop", through } satisfies ToLoader);
-  };
-  const over = (): void => {
-    finished = true;
-    void worker.terminate();
-    signal();
-  };
-  worker.on("message", (m: FromLoader) => {
-    if (m.type === "batch") batches.push(m.buffer);
-    else if (m.type === "done") loaded(m.revision).catch((e: unknown) => fail(e instanceof Error ? e : new Error(String(e))));
-    else if (m.type === "closed") over();
-    else fail(new Error(`the worker thread reading the bucket failed: ${m.message}`));
-    signal();
-  });
-  worker.on("error", (e) => fail(new Error(`the worker thread reading the bucket failed: ${e.message}`)));
-  worker.on("exit", (code) => {
-    if (!finished) fail(new Error(`the worker thread reading the bucket exited (code ${code}) before it was done`));
-  });
-
-  let reader: EntryBatchReader | null = null;
-  let after: AsyncIterator<StoreEntry> | null = null;
-  /** The last revision given out: the resumed watch repeats what the worker already gave. */
-  let given = 0;
-  const done = { done: true, value: undefined } as const;
-  const next = async (): Promise<IteratorResult<StoreEntry>> => {
-    for (;;) {
-      if (after) {
-        const r = await after.next();
-        if (!r.done && r.value.revision <= given) continue;
-        if (!r.done) given = r.value.revision;
-        return r;
-      }
-      const entry = reader?.next() ?? null;
-      if (entry) {
-        given = entry.revision;
-        return { done: false, value: entry };
-      }
-      reader = null;
-      if (stopped) return done;
-      const buffer = batches.shift();
-      if (buffer) {
-        if (!finished) worker.postMessage({ type: "credit" } satisfies ToLoader);
-        reader = new EntryBatchReader(buffer);
-        continue;
-      }
-      if (failure) throw failure;
-      // The worker ends only once told where the resumed watch takes over: from here it gives the rest.
-      if (finished && resumed) {
-        after = resumed[Symbol.asyncIterator]();
-        continue;
-      }
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    void worker.terminate();
-    resumed?.stop();
-    signal();
-  };
+  const load = new LastValuesLoad(worker, source, onFailure);
+  worker.on("message", (m: FromLoader) => load.received(m));
+  worker.on("error", (e) => load.fail(new Error(`the worker thread reading the bucket failed: ${e.message}`)));
+  worker.on("exit", (code) => load.exited(code));
   return {
-    stop,
+    stop: () => load.stop(),
     [Symbol.asyncIterator]: () => ({
-      next,
+      next: () => load.next(),
       return: async () => {
-        stop();
-        return done;
+        load.stop();
+        return DONE;
       },
     }),
   };
+}
+
+/**
+ * One load's state: the worker's batches queued as they come (each taken one gives the worker
+ * credit for another), then, once the worker has finished and the resumed watch is up, that
+ * watch's entries past the last revision given out. `next` waits on `#wake` whenever neither
+ * has anything.
+ */
+class LastValuesLoad {
+  readonly #batches: ArrayBuffer[] = [];
+  /** The worker has sent everything it will send. */
+  #finished = false;
+  #failure: Error | null = null;
+  #stopped = false;
+  /** This thread's watch, resumed after the last key's revision; asked for as soon as the load is over. */
+  #resumed: StoreWatch | null = null;
+  #wake: (() => void) | null = null;
+  #reader: EntryBatchReader | null = null;
+  #after: AsyncIterator<StoreEntry> | null = null;
+  /** The last revision given out: the resumed watch repeats what the worker already gave. */
+  #given = 0;
+
+  readonly #worker: Worker;
+  readonly #source: LastValuesSource;
+  readonly #onFailure: (err: Error) => void;
+
+  constructor(worker: Worker, source: LastValuesSource, onFailure: (err: Error) => void) {
+    this.#worker = worker;
+    this.#source = source;
+    this.#onFailure = onFailure;
+  }
+
+  received(m: FromLoader): void {
+    if (m.type === "batch") this.#batches.push(m.buffer);
+    else if (m.type === "done") this.#loaded(m.revision).catch((e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))));
+    else if (m.type === "closed") this.#over();
+    else this.fail(new Error(`the worker thread reading the bucket failed: ${m.message}`));
+    this.#signal();
+  }
+
+  exited(code: number): void {
+    if (!this.#finished) this.fail(new Error(`the worker thread reading the bucket exited (code ${code}) before it was done`));
+  }
+
+  fail(err: Error): void {
+    if (this.#stopped || this.#failure) return;
+    this.#failure = err;
+    this.#onFailure(err);
+    this.#signal();
+  }
+
+  async next(): Promise<IteratorResult<StoreEntry>> {
+    for (;;) {
+      if (this.#after) {
+        const r = await this.#after.next();
+        if (!r.done && r.value.revision <= this.#given) continue;
+        if (!r.done) this.#given = r.value.revision;
+        return r;
+      }
+      const entry = this.#reader?.next() ?? null;
+      if (entry) {
+        this.#given = entry.revision;
+        return { done: false, value: entry };
+      }
+      this.#reader = null;
+      if (this.#stopped) return DONE;
+      const buffer = this.#batches.shift();
+      if (buffer) {
+        if (!this.#finished) this.#worker.postMessage({ type: "credit" } satisfies ToLoader);
+        this.#reader = new EntryBatchReader(buffer);
+        continue;
+      }
+      if (this.#failure) throw this.#failure;
+      // The worker ends only once told where the resumed watch takes over: from here it gives the rest.
+      if (this.#finished && this.#resumed) {
+        this.#after = this.#resumed[Symbol.asyncIterator]();
+        continue;
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    void this.#worker.terminate();
+    this.#resumed?.stop();
+    this.#signal();
+  }
+
+  #signal(): void {
+    this.#wake?.();
+    this.#wake = null;
+  }
+
+  /** The worker has read every key's last value up to `revision`: resume a watch after it, then tell the worker where that watch takes over. */
+  async #loaded(revision: number): Promise<void> {
+    const watch = await this.#source.resume(revision);
+    if (this.#stopped) return watch.stop();
+    this.#resumed = watch;
+    // Read after the watch is up, so the watch gives every change after it.
+    const through = await this.#source.lastRevision();
+    if (!this.#stopped) this.#worker.postMessage({ type: "stop", through } satisfies ToLoader);
+  }
+
+  #over(): void {
+    this.#finished = true;
+    void this.#worker.terminate();
+    this.#signal();
+  }
 }
