@@ -7,8 +7,8 @@
  */
 import type { ApprovalRow, ApprovalsPage } from "../shared.js";
 import { getJson, openEvents, revisionOf, type Context } from "./api.js";
-import { approvalBadge, approveCommand, commandCode, rejectCommand } from "./approval-badge.js";
-import { absTime, fill, h, tickTimes, time } from "./dom.js";
+import { approvalColumns, approvalRow } from "./approval-row.js";
+import { fill, h, tickTimes } from "./dom.js";
 import { setLive } from "./live.js";
 import { coalesced } from "./refresh.js";
 
@@ -16,6 +16,19 @@ const STATES = [
   ["pending", "waiting for approval"],
   ["rejected", "rejected"],
 ] as const;
+
+/** What the gate is and why this page only shows the commands: deciding takes the operator's credentials. */
+function gateExplanation(): HTMLElement {
+  return h(
+    "p",
+    {},
+    "Specs of agent types whose tenant (or the shared agents) is under approval ",
+    h("code", {}, "manual"),
+    " in the trust file: no query routes to them, their instances included, until an operator approves them. This page cannot decide; run the command shown with the operator's credentials (",
+    h("code", {}, "--user operator"),
+    " under auth.conf).",
+  );
+}
 
 export function mountApprovals(root: HTMLElement, ctx: Context, params: URLSearchParams): () => void {
   const state = { state: params.get("state") === "rejected" ? "rejected" : "pending", cursors: [""] as string[], next: null as string | null };
@@ -33,58 +46,20 @@ export function mountApprovals(root: HTMLElement, ctx: Context, params: URLSearc
   fill(
     root,
     title,
-    h(
-      "p",
-      {},
-      "Specs of agent types whose tenant (or the shared agents) is under approval ",
-      h("code", {}, "manual"),
-      " in the trust file: no query routes to them, their instances included, until an operator approves them. This page cannot decide; run the command shown with the operator's credentials (",
-      h("code", {}, "--user operator"),
-      " under auth.conf).",
-    ),
+    gateExplanation(),
     h("form", { class: "filters", onsubmit: (e: Event) => e.preventDefault() }, h("label", { for: "a-state" }, "Show"), select),
     summary,
     h("div", { class: "scroll" }, table),
     h("nav", { class: "pager", "aria-label": "Pages" }, prev, next),
   );
 
-  const columns = (): string[] =>
-    state.state === "rejected"
-      ? ["Agent type", "Tenant", "Version", "Owner", "Instances waiting", "Rejected", "Reason", "Approve anyway with"]
-      : ["Agent type", "Tenant", "Version", "Owner", "Registered", "Instances waiting", "Signature", "Decide with"];
-
-  function agentCell(r: ApprovalRow): HTMLElement {
-    // The page's `get` asks with no tenant: a tenant's agent has no page here, `agent-registry get --tenant` shows it.
-    const name = r.tenant_scope === null ? h("a", { href: `#/agent/${encodeURIComponent(r.agent_type)}` }, r.agent_type) : h("span", { title: `agent-registry get ${r.agent_type} --tenant ${r.tenant_scope}` }, r.agent_type);
-    return h("th", { scope: "row" }, name, " ", approvalBadge(r.approval.state), h("div", { class: "muted small" }, r.display_name ?? r.description));
-  }
-
   function render(): void {
     const now = ctx.now();
     const rejected = state.state === "rejected";
     title.textContent = rejected ? "Rejected specs" : "Pending approval";
-    fill(head, h("tr", {}, ...columns().map((c) => h("th", { scope: "col" }, c))));
-    fill(
-      body,
-      ...rows.map((r) =>
-        h(
-          "tr",
-          { "data-agent": r.agent_type },
-          agentCell(r),
-          h("td", { "data-col": "tenant" }, r.tenant_scope ?? "shared"),
-          h("td", { "data-col": "version" }, r.version),
-          h("td", { "data-col": "owner" }, r.owner_team),
-          rejected ? null : h("td", { "data-col": "registered" }, time(r.registered_at, now), h("div", {}, absTime(r.registered_at))),
-          h("td", { "data-col": "instances" }, `${r.instances}`, r.instances > 0 ? h("span", { class: "muted" }, ` (${r.ready} ready)`) : null),
-          rejected
-            ? h("td", { "data-col": "rejected" }, h("span", { "data-col": "by" }, r.approval.by ?? "?"), h("div", { class: "small" }, absTime(r.approval.at)))
-            : h("td", { "data-col": "signature" }, r.verified_by ? `verified (${r.verified_by})` : h("span", { class: "muted" }, "unsigned")),
-          rejected ? h("td", { "data-col": "reason", class: "wrap" }, r.approval.reason ?? "") : null,
-          h("td", { "data-col": "command", class: "wrap" }, h("div", {}, commandCode(approveCommand(r.agent_type, r.revision))), rejected ? null : h("div", {}, commandCode(rejectCommand(r.agent_type, r.revision)))),
-        ),
-      ),
-    );
-    if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: columns().length, class: "muted" }, rejected ? "No rejected specs." : "Nothing waits for approval.")));
+    fill(head, h("tr", {}, ...approvalColumns(rejected).map((c) => h("th", { scope: "col" }, c))));
+    fill(body, ...rows.map((r) => approvalRow(r, rejected, now)));
+    if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: approvalColumns(rejected).length, class: "muted" }, rejected ? "No rejected specs." : "Nothing waits for approval.")));
     const n = rows.length;
     summary.textContent = rejected ? `${n}${state.next ? "+" : ""} rejected spec${n === 1 ? "" : "s"}` : `${n}${state.next ? "+" : ""} spec${n === 1 ? "" : "s"} waiting for approval`;
     prev.disabled = state.cursors.length <= 1;
