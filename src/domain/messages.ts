@@ -4,7 +4,7 @@
  * clients written against a newer protocol) and the spec itself is validated separately.
  */
 import { z } from "zod";
-import { MAX_LIST_AGENT_TYPES, MAX_PAGE_LIMIT } from "../protocol/messages.js";
+import { MAX_LIST_AGENT_TYPES, MAX_PAGE_LIMIT, QUERY_SCOPES } from "../protocol/messages.js";
 import { invalidRequest, type ErrorIssue } from "./errors.js";
 import { describeIssues, toIssues } from "./spec/validation.js";
 import type { InstanceStatus } from "./model/model.js";
@@ -14,9 +14,6 @@ import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";
 
 const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
 const minRevision = z.number().int().min(0).optional();
-/** Regional mode (v1.2): which regions' providers a query lists; any value is one region outside it. */
-export const QUERY_SCOPES = ["local", "global", "prefer_local"] as const;
-export type QueryScope = (typeof QUERY_SCOPES)[number];
 const scope = z.enum(QUERY_SCOPES).optional();
 const pageLimit = z.number().int().min(1).max(MAX_PAGE_LIMIT).optional();
 const cursor = z.string().max(512).nullable().optional();

@@ -192,7 +192,15 @@ export const MAX_LIST_AGENT_TYPES = 100;
 export type EntryFilters = { kind?: AgentKind };
 export type ToolFilters = EntryFilters & { read_only?: boolean };
 
-export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string; verified_only?: boolean } & ToolFilters & PageRequest;
+/** Regional mode (v1.2, docs/operations.md "Running regions"): which regions' providers a query lists. */
+export const QUERY_SCOPES = ["local", "global", "prefer_local"] as const;
+export type QueryScope = (typeof QUERY_SCOPES)[number];
+/** `scope` (default `prefer_local`: the asking region's first); outside regional mode every scope is the one region. */
+export type RegionScope = { scope?: QueryScope };
+/** In regional mode each entry names its region, and `stale: true` while that region's mirror has gone quiet. */
+export type RegionMark = { region?: string; stale?: true };
+
+export type LookupRequest = { capability: string; status?: AgentStatus[]; version?: string; verified_only?: boolean } & ToolFilters & PageRequest & RegionScope;
 export type Provider = {
   agent_type: string;
   kind: AgentKind;
@@ -211,7 +219,7 @@ export type Provider = {
   /** v1.2: whether the stored spec was verified against its tenant's trust roots. */
   verified?: boolean;
 };
-export type LookupReply = { capability: string; providers: Provider[]; next_cursor: string | null; revision: number };
+export type LookupReply = { capability: string; providers: Array<Provider & RegionMark>; next_cursor: string | null; revision: number };
 
 /** `instances_limit`/`instances_cursor` page the agent's instances (ordered by instance_id). */
 export type GetRequest = { agent_type: string; instances_limit?: number; instances_cursor?: string };
@@ -251,8 +259,8 @@ export type CapabilityEntry = {
 };
 export type CapabilitiesReply = { capabilities: CapabilityEntry[]; next_cursor: string | null; revision: number };
 
-export type RouteRequest = { skill?: string; tags?: string[]; preferred_runtime?: string; verified_only?: boolean };
-export type RouteReply = {
+export type RouteRequest = { skill?: string; tags?: string[]; preferred_runtime?: string; verified_only?: boolean } & RegionScope;
+export type RouteReply = RegionMark & {
   agent_type: string;
   nats_subject: string;
   consumer_group: string;
@@ -263,15 +271,15 @@ export type RouteReply = {
   revision: number;
 };
 
-export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & { verified_only?: boolean } & PageRequest;
-export type FindReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
+export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & { verified_only?: boolean } & PageRequest & RegionScope;
+export type FindReply = { agents: Array<AgentView & RegionMark>; next_cursor: string | null; revision: number };
 
-export type SearchRequest = { query: string; limit?: number; verified_only?: boolean } & ToolFilters;
-export type SearchResult = { agent_type: string; capability: string; score: number };
+export type SearchRequest = { query: string; limit?: number; verified_only?: boolean } & ToolFilters & RegionScope;
+export type SearchResult = { agent_type: string; capability: string; score: number } & RegionMark;
 export type SearchReply = { results: SearchResult[]; revision: number };
 
-export type DiscoverRequest = { capability?: string; verified_only?: boolean } & EntryFilters & PageRequest;
-export type DiscoveredAgent = {
+export type DiscoverRequest = { capability?: string; verified_only?: boolean } & EntryFilters & PageRequest & RegionScope;
+export type DiscoveredAgent = RegionMark & {
   id: string;
   capabilities: string[];
   status: "ready" | "busy" | "unavailable";

@@ -8,7 +8,7 @@
  */
 import type { AgentState } from "../domain/model/model.js";
 import type { Capability } from "../domain/spec/spec.js";
-import type { QueryScope } from "../domain/messages.js";
+import type { QueryScope } from "../protocol/messages.js";
 import { compareProviders } from "../domain/query/agent-view.js";
 import type { RegistryView } from "../domain/view/view.js";
 import type { AgentIndex } from "../domain/query/agent-index.js";
