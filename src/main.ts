@@ -22,7 +22,7 @@ import { TeardownStack } from "./teardown-stack.js";
 import * as steps from "./start/steps.js";
 import { serveUi } from "./start/ui.js";
 import { storeNames } from "./config/region.js";
-import type { RemoteRegionState, RemoteRegions } from "./service/remote-regions.js";
+import type { RemoteRegionState, RemoteRegions } from "./service/view/remote-regions.js";
 
 export const RegistryState = { Created: "created", Starting: "starting", Running: "running", Stopping: "stopping", Stopped: "stopped" } as const;
 export type RegistryState = (typeof RegistryState)[keyof typeof RegistryState];

@@ -14,8 +14,8 @@ import { MemoryStore } from "../../src/adapters/memory/memory-store.js";
 import { encodeSchemaRecord } from "../../src/domain/schemas/schema-record.js";
 import { schemaKey } from "../../src/domain/model/records.js";
 import { RegistryView } from "../../src/domain/view/view.js";
-import { Registrar } from "../../src/service/registrar.js";
-import { InlineSchemaChecks } from "../../src/service/schema-checks.js";
+import { Registrar } from "../../src/service/registration/registrar.js";
+import { InlineSchemaChecks } from "../../src/service/registration/schema-checks.js";
 
 const depth = Number(process.argv[2] ?? 250);
 const rounds = Number(process.argv[3] ?? 10);

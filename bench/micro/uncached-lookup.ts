@@ -11,7 +11,7 @@
  */
 import { RegistryView } from "../../src/domain/view/view.js";
 import { agentKey, encodeRecord, instanceKey } from "../../src/domain/model/records.js";
-import { QueryService } from "../../src/service/queries.js";
+import { QueryService } from "../../src/service/queries/queries.js";
 import { capabilityCount, capabilityName, storedSpec, type FleetShape } from "../lib/specs.js";
 
 const types = Number(process.argv[2] ?? 3000);

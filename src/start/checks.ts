@@ -3,9 +3,9 @@
  */
 import type { SchemaChecks } from "../domain/spec/validation.js";
 import { SchemaPool } from "../adapters/workers/schema-pool.js";
-import { PooledSchemaChecks } from "../service/schema-checks.js";
+import { PooledSchemaChecks } from "../service/registration/schema-checks.js";
 import { PayloadCheckPool } from "../adapters/workers/payload-check-pool.js";
-import { PooledPayloadChecks, type PayloadChecks } from "../service/payload-checks.js";
+import { PooledPayloadChecks, type PayloadChecks } from "../service/queries/payload-checks.js";
 import { untilAborted, type StartContext } from "./context.js";
 
 /** The schema checks, and a promise that resolves once a worker thread is ready to compile. */

@@ -11,21 +11,21 @@ import type { KvStore } from "../adapters/nats/kv-store.js";
 import type { EventStream } from "../adapters/nats/event-stream.js";
 import { type RegistryMetrics } from "../adapters/http/metrics.js";
 import type { OpsServer } from "../kit/ops-server.js";
-import type { ViewFeed } from "../service/view-feed.js";
-import type { Registrar } from "../service/registrar.js";
-import type { SchemaRegistrar } from "../service/schema-registrar.js";
-import type { QueryService } from "../service/queries.js";
-import type { Approvals } from "../service/approvals.js";
-import type { TrustGate } from "../service/trust-gate.js";
-import type { TrustRejudge } from "../service/trust-rejudge.js";
-import type { EvictorLease } from "../service/evictor-lease.js";
-import type { Evictor } from "../service/evictor.js";
-import { type FileWarnings } from "../service/static-registry.js";
+import type { ViewFeed } from "../service/view/view-feed.js";
+import type { Registrar } from "../service/registration/registrar.js";
+import type { SchemaRegistrar } from "../service/registration/schema-registrar.js";
+import type { QueryService } from "../service/queries/queries.js";
+import type { Approvals } from "../service/registration/approvals.js";
+import type { TrustGate } from "../service/registration/trust-gate.js";
+import type { TrustRejudge } from "../service/registration/trust-rejudge.js";
+import type { EvictorLease } from "../service/liveness/evictor-lease.js";
+import type { Evictor } from "../service/liveness/evictor.js";
+import { type FileWarnings } from "../service/registration/static-registry.js";
 import type { Clock } from "../service/clock.js";
 import type { Logger } from "../kit/logger.js";
 import type { TeardownStack } from "../teardown-stack.js";
-import type { HeardFanout } from "../service/heard-fanout.js";
-import type { RemoteRegions } from "../service/remote-regions.js";
+import type { HeardFanout } from "../service/liveness/heard-fanout.js";
+import type { RemoteRegions } from "../service/view/remote-regions.js";
 
 /** What every step may use: the parts built by createRegistry, and the start's own state. */
 export type StartContext = {

@@ -5,7 +5,7 @@
 import { TypeBudgets } from "../domain/rate-limit.js";
 import { startEndpoints } from "../adapters/nats/endpoints.js";
 import { requestObserver } from "../adapters/http/metrics.js";
-import type { EventPublisher } from "../service/event-publisher.js";
+import type { EventPublisher } from "../service/events/event-publisher.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import type { StartContext, Nats, UseCases } from "./context.js";
 

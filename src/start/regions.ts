@@ -9,7 +9,7 @@ import { openGlobalEvents } from "../adapters/nats/region-streams.js";
 import { untilPlaced } from "../adapters/nats/until-placed.js";
 import { peerRegions, regionBucket } from "../config/region.js";
 import { RegistryView } from "../domain/view/view.js";
-import { RemoteRegions } from "../service/remote-regions.js";
+import { RemoteRegions } from "../service/view/remote-regions.js";
 import type { Nats, StartContext } from "./context.js";
 
 export async function followRegions(ctx: StartContext, { nc }: Nats): Promise<RemoteRegions | null> {

@@ -3,7 +3,7 @@
  * the endpoints open, then watched.
  */
 import { readText, watchFile } from "../adapters/file/watched-file.js";
-import { StaticRegistry, parseRegistryFile, type LoadedRegistryFile } from "../service/static-registry.js";
+import { StaticRegistry, parseRegistryFile, type LoadedRegistryFile } from "../service/registration/static-registry.js";
 import type { StartContext, UseCases } from "./context.js";
 
 /** The registry file as read and checked at start, before anything listens; null without one. */

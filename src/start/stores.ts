@@ -12,7 +12,7 @@ import { canReadWriteBacklog, giveWayPublisher, writeBacklogBytes } from "../ada
 import { connectionName, registryConnectSettings, registryConnectionOptions } from "../adapters/nats/nats-connection.js";
 import { connectUntilUp } from "../kit/connect-until-up.js";
 import { monitorConnection } from "../adapters/nats/connection-monitor.js";
-import { EventPublisher } from "../service/event-publisher.js";
+import { EventPublisher } from "../service/events/event-publisher.js";
 import type { StoreWriter } from "../domain/ports.js";
 import { untilAborted, withDeadline, type StartContext, type Nats, type Stores } from "./context.js";
 

@@ -8,7 +8,7 @@
  */
 import { watchFile, type WatchedFile } from "../adapters/file/watched-file.js";
 import { readTrustFile, type TrustSource } from "../adapters/file/trust-file.js";
-import { nextGrantBoundary } from "../service/trust-rejudge.js";
+import { nextGrantBoundary } from "../service/registration/trust-rejudge.js";
 import type { StartContext, UseCases } from "./context.js";
 import type { JwksUrlCache } from "../adapters/http/jwks-url-cache.js";
 

@@ -5,7 +5,7 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findNatsServerBinary, startNatsServer } from "../../src/adapters/nats/nats-server-process.js";
-import { HeardFanout, natsHeardBus } from "../../src/service/heard-fanout.js";
+import { HeardFanout, natsHeardBus } from "../../src/service/liveness/heard-fanout.js";
 import { silentLogger } from "../../src/kit/logger.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { waitFor } from "../harness/wait.js";

@@ -10,9 +10,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEndpoints } from "../../src/adapters/nats/endpoints.js";
 import { writeBacklogBytes } from "../../src/adapters/nats/write-backlog.js";
-import type { Registrar } from "../../src/service/registrar.js";
-import type { SchemaRegistrar } from "../../src/service/schema-registrar.js";
-import type { QueryService } from "../../src/service/queries.js";
+import type { Registrar } from "../../src/service/registration/registrar.js";
+import type { SchemaRegistrar } from "../../src/service/registration/schema-registrar.js";
+import type { QueryService } from "../../src/service/queries/queries.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { captureLogs } from "../harness/registry.js";
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import type { Store } from "../../src/domain/ports.js";
 import type { RegistryView } from "../../src/domain/view/view.js";
-import type { RegistrarSettings } from "../../src/service/registrar.js";
+import type { RegistrarSettings } from "../../src/service/registration/registrar.js";
 import { AgentIndex } from "../../src/domain/query/agent-index.js";
 import { AgentStatus, aggregateStatus } from "../../src/domain/model/model.js";
 import type { AgentState, InstanceState } from "../../src/domain/model/model.js";

@@ -18,11 +18,11 @@ import type { HeartbeatReply } from "../../protocol/messages.js";
 import type { InstanceStatus } from "../../protocol/states.js";
 import { deregisterMessage, registerMessage } from "../../domain/messages.js";
 import { parseHeartbeatMessage, parseMessage } from "../../domain/messages.js";
-import type { Registrar } from "../../service/registrar.js";
-import type { SchemaRegistrar } from "../../service/schema-registrar.js";
+import type { Registrar } from "../../service/registration/registrar.js";
+import type { SchemaRegistrar } from "../../service/registration/schema-registrar.js";
 import { approveMessage, pendingQuery, rejectMessage, schemaPutMessage } from "../../domain/messages.js";
-import type { Approvals } from "../../service/approvals.js";
-import type { QueryService } from "../../service/queries.js";
+import type { Approvals } from "../../service/registration/approvals.js";
+import type { QueryService } from "../../service/queries/queries.js";
 import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
 

@@ -1,6 +1,6 @@
 /**
  * The worker pool that checks payloads for the `check` op (payload-worker.ts in each thread),
- * behind the PayloadCheckPool port of service/payload-checks.ts; a pool of its own, so hostile
+ * behind the PayloadCheckPool port of service/queries/payload-checks.ts; a pool of its own, so hostile
  * checks cannot hold up the compilation registrations wait for. What its failures mean to a
  * caller:
  *
@@ -19,7 +19,7 @@
  */
 import { ErrorCode, RegistryError } from "../../domain/errors.js";
 import type { ErrorIssue } from "../../protocol/errors.js";
-import { COMPILE_PHASE, type PayloadCheckJob, type PayloadCheckPool as PayloadCheckPoolPort } from "../../service/payload-checks.js";
+import { COMPILE_PHASE, type PayloadCheckJob, type PayloadCheckPool as PayloadCheckPoolPort } from "../../service/queries/payload-checks.js";
 import { moduleWorker } from "./module-worker.js";
 import { defaultWorkers } from "./schema-pool.js";
 import { JobFailedError, JobWaitError, PoolBusyError, PoolClosedError, WorkerPool, type LostReason } from "./worker-pool.js";

@@ -8,7 +8,7 @@
  */
 import { PayloadChecker } from "../../domain/spec/payload-check.js";
 import type { ErrorIssue } from "../../protocol/errors.js";
-import { COMPILE_PHASE, type PayloadCheckJob } from "../../service/payload-checks.js";
+import { COMPILE_PHASE, type PayloadCheckJob } from "../../service/queries/payload-checks.js";
 import { serveJobs } from "./worker-pool.js";
 
 const checker = new PayloadChecker();

@@ -1,6 +1,6 @@
 /**
  * The worker pool that compiles capability schemas for the service (schema-worker.ts in each
- * thread), behind the SchemaCompilePool port of service/schema-checks.ts. What the pool's
+ * thread), behind the SchemaCompilePool port of service/registration/schema-checks.ts. What the pool's
  * failures mean to an agent: a full queue or a stopping registry is 503 `unavailable` (retry
  * later, as clients do); a schema whose compilation outlives the timeout, or kills its worker,
  * is refused like one that does not compile, without caching the verdict (a retry tries again);
@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from "node:os";
 import { ErrorCode, RegistryError } from "../../domain/errors.js";
-import type { CompiledSchema, SchemaCompilePool } from "../../service/schema-checks.js";
+import type { CompiledSchema, SchemaCompilePool } from "../../service/registration/schema-checks.js";
 import { moduleWorker } from "./module-worker.js";
 import { JobFailedError, PoolBusyError, PoolClosedError, WorkerPool, type LostReason } from "./worker-pool.js";
 

@@ -5,7 +5,7 @@
  * replicas may both read before either write lands; so every write that can add an edge to
  * the dependency graph first writes this key with compare-and-set, and the check it makes is
  * against its view caught up to the key's revision plus the specs the key says are on their
- * way. This file is the record and its rules; service/dependency-guard.ts does the I/O.
+ * way. This file is the record and its rules; service/registration/dependency-guard.ts does the I/O.
  *
  * The record lists intents: a spec about to be written, with the revision its write expects
  * the agent key to hold. An intent stays until the view shows that key moved off that

@@ -4,7 +4,7 @@
  * their term frequency, so a query reads only the posting lists of its own terms, and an
  * agent's documents are replaced in place when its spec changes. An agent can be indexed one
  * document at a time (begin, addCapability), so the service can spread the work of a burst
- * over many turns of the event loop (service/search-indexer.ts).
+ * over many turns of the event loop (service/view/search-indexer.ts).
  */
 import type { AgentSpec, Capability } from "../spec/spec.js";
 import { isReadOnly } from "./filters.js";

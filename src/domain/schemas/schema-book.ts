@@ -3,7 +3,7 @@
  * the `schemas.<name>.<version>` entries of the bucket, and which agent types refer to each
  * (`used_by`), kept as specs change. Schemas are immutable, so an entry is only ever added;
  * a delete (by hand: the API never deletes) removes it, and specs that use it are then served
- * with the ref unresolved (service/schema-resolution.ts).
+ * with the ref unresolved (service/queries/schema-resolution.ts).
  */
 import semver from "semver";
 import type { StoreEntry } from "../ports.js";

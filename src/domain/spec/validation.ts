@@ -33,7 +33,7 @@ export interface WorkPacer {
 /**
  * Checks a spec's capability schemas, in the order `specSchemas` lists them, and reports the
  * milliseconds of compilation they cost (0 for cached verdicts). The service's implementation
- * compiles in worker threads, off the event loop that answers queries (service/schema-checks.ts),
+ * compiles in worker threads, off the event loop that answers queries (service/registration/schema-checks.ts),
  * and paces what it does on the loop with `pacer` when given one.
  */
 export interface SchemaChecks {

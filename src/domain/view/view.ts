@@ -208,7 +208,7 @@ export class RegistryView {
 
   /**
    * Memory liveness: this replica answered the instance's heartbeat without a write, or a peer
-   * said it did (service/heard-fanout.ts). `at` is on this replica's clock. Only moves a
+   * said it did (service/liveness/heard-fanout.ts). `at` is on this replica's clock. Only moves a
    * deadline later, so the evictor need not be told. False when the view holds no such live
    * instance (a peer's entry for one this replica has not applied yet is dropped: applying its
    * registration will count as hearing it).

@@ -9,7 +9,7 @@ import { ErrorCode, RateLimitedError } from "../../../src/domain/errors.js";
 import { TypeBudgets } from "../../../src/domain/rate-limit.js";
 import type { SchemaChecks } from "../../../src/domain/spec/validation.js";
 import { RegistryView } from "../../../src/domain/view/view.js";
-import { Registrar, type RegistrarDeps } from "../../../src/service/registrar.js";
+import { Registrar, type RegistrarDeps } from "../../../src/service/registration/registrar.js";
 import { agentKey, schemaKey } from "../../../src/domain/model/records.js";
 import { encodeSchemaRecord } from "../../../src/domain/schemas/schema-record.js";
 import { catchUp, registrarSettings } from "../fixtures.js";

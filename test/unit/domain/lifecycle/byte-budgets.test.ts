@@ -12,8 +12,8 @@ import { agentKey, encodeRecord, instanceKey, liveInstanceRecord } from "../../.
 import { VALUE_OVERHEAD_BYTES } from "../../../../src/domain/view/stored-bytes.js";
 import { RegistryView } from "../../../../src/domain/view/view.js";
 import { agentSpecSchema } from "../../../../src/domain/spec/spec.js";
-import { InlineSchemaChecks } from "../../../../src/service/schema-checks.js";
-import { Registrar } from "../../../../src/service/registrar.js";
+import { InlineSchemaChecks } from "../../../../src/service/registration/schema-checks.js";
+import { Registrar } from "../../../../src/service/registration/registrar.js";
 import { catchUp, registrarSettings } from "../../fixtures.js";
 import { rejection } from "../../registry-error.js";
 

@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../../../src/adapters/memory/memory-store.js";
 import { ErrorCode, RegistryError } from "../../../../src/domain/errors.js";
 import { checkQuotas, nearQuota, QUOTA_MARGIN } from "../../../../src/domain/lifecycle/quotas.js";
-import { InlineSchemaChecks } from "../../../../src/service/schema-checks.js";
+import { InlineSchemaChecks } from "../../../../src/service/registration/schema-checks.js";
 import { RegistryView } from "../../../../src/domain/view/view.js";
-import { Registrar, type RegistrarSettings } from "../../../../src/service/registrar.js";
+import { Registrar, type RegistrarSettings } from "../../../../src/service/registration/registrar.js";
 import { catchUp, registrarSettings } from "../../fixtures.js";
 import { rejection } from "../../registry-error.js";
 

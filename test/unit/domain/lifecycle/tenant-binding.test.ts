@@ -10,8 +10,8 @@ import { bindRegisterBody, checkTypeScope } from "../../../../src/domain/lifecyc
 import { agentKey, decodeAgentRecord, decodeInstanceRecord, instanceKey } from "../../../../src/domain/model/records.js";
 import { RegistryView } from "../../../../src/domain/view/view.js";
 import { parseWriteSubject, subjects } from "../../../../src/protocol/subjects.js";
-import { InlineSchemaChecks } from "../../../../src/service/schema-checks.js";
-import { Registrar } from "../../../../src/service/registrar.js";
+import { InlineSchemaChecks } from "../../../../src/service/registration/schema-checks.js";
+import { Registrar } from "../../../../src/service/registration/registrar.js";
 import { catchUp, registrarSettings, specBody } from "../../fixtures.js";
 
 const S = subjects("registry");

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { RegistryView } from "../../../../src/domain/view/view.js";
 import { agentKey, encodeRecord } from "../../../../src/domain/model/records.js";
-import { QueryService } from "../../../../src/service/queries.js";
+import { QueryService } from "../../../../src/service/queries/queries.js";
 import { RegistryError } from "../../../../src/domain/errors.js";
 import { sbomDocument } from "../../../../src/domain/sbom/sbom-document.js";
 import { fleetDocumentFloor } from "../../../../src/domain/sbom/fleet-document-floor.js";

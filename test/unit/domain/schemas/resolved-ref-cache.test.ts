@@ -12,8 +12,8 @@ import { encodeSchemaRecord, type SchemaRecord } from "../../../../src/domain/sc
 import { ResolvedRefCache, WriteMemo } from "../../../../src/domain/schemas/resolved-ref-cache.js";
 import { resolveRefs, type SchemaSource } from "../../../../src/domain/schemas/schema-refs.js";
 import { schemaKey } from "../../../../src/domain/model/records.js";
-import { resolveForWrite } from "../../../../src/service/schema-refs.js";
-import { SchemaResolution } from "../../../../src/service/schema-resolution.js";
+import { resolveForWrite } from "../../../../src/service/queries/schema-refs.js";
+import { SchemaResolution } from "../../../../src/service/queries/schema-resolution.js";
 import type { JsonSchema } from "../../../../src/protocol/spec.js";
 
 const CHAIN = 250;

@@ -11,10 +11,10 @@ import { agentKey, encodeRecord, schemaKey } from "../../../../src/domain/model/
 import { encodeSchemaRecord, sameContent, type SchemaRecord } from "../../../../src/domain/schemas/schema-record.js";
 import type { StoreEntry } from "../../../../src/domain/ports.js";
 import { RegistryError } from "../../../../src/domain/errors.js";
-import { Registrar } from "../../../../src/service/registrar.js";
-import { SchemaRegistrar } from "../../../../src/service/schema-registrar.js";
-import { InlineSchemaChecks } from "../../../../src/service/schema-checks.js";
-import { SchemaResolution } from "../../../../src/service/schema-resolution.js";
+import { Registrar } from "../../../../src/service/registration/registrar.js";
+import { SchemaRegistrar } from "../../../../src/service/registration/schema-registrar.js";
+import { InlineSchemaChecks } from "../../../../src/service/registration/schema-checks.js";
+import { SchemaResolution } from "../../../../src/service/queries/schema-resolution.js";
 import { catchUp, makeSpec, registrarSettings } from "../../fixtures.js";
 
 const record = (name: string, version: string, schema: unknown = { type: "string" }): SchemaRecord => ({ kind: "schema", name, version, schema: schema as SchemaRecord["schema"], description: "", created_at: 1 });

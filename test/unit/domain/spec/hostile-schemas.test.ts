@@ -3,7 +3,7 @@
  * remote `$ref`s, backtracking patterns, enormous enums. Each is refused or compiled, never
  * hangs or throws; the time each took is printed so the docs can quote it, not asserted: on a
  * shared machine a busy core made a 1.5 s bound fail (the service bounds a compile with the
- * worker pool's REGISTRY_SCHEMA_CHECK_TIMEOUT_MS, which test/unit/service/schema-checks.test.ts
+ * worker pool's REGISTRY_SCHEMA_CHECK_TIMEOUT_MS, which test/unit/service/registration/schema-checks.test.ts
  * checks).
  */
 import { afterAll, describe, expect, it } from "vitest";

@@ -12,7 +12,7 @@ import { trustRootsOf, type TenantTrust } from "../../../../src/domain/trust/tru
 import { judgeStored, sameStanding, trustStateOf, type TrustFields } from "../../../../src/domain/trust/trust-standing.js";
 import type { SignedEvidence } from "../../../../src/domain/trust/signed-evidence.js";
 import { trustChangedEvent } from "../../../../src/domain/view/trust-events.js";
-import { nextGrantBoundary } from "../../../../src/service/trust-rejudge.js";
+import { nextGrantBoundary } from "../../../../src/service/registration/trust-rejudge.js";
 import { isApprovedView } from "../../../../src/discovery/approved-view.js";
 import type { AgentView } from "../../../../src/protocol/messages.js";
 

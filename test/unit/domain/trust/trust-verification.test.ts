@@ -10,7 +10,7 @@ import type { AgentSpec } from "../../../../src/domain/spec/spec.js";
 import { trustDocument, matchesAgentType } from "../../../../src/domain/trust/trust-document.js";
 import { trustRootsOf, type TrustRoots } from "../../../../src/domain/trust/trust-roots.js";
 import { MAX_SIGNATURES } from "../../../../src/domain/trust/presented-signatures.js";
-import { TrustGate } from "../../../../src/service/trust-gate.js";
+import { TrustGate } from "../../../../src/service/registration/trust-gate.js";
 import { jcs, pythonSign, type Signed } from "../../../harness/independent-signer.js";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");

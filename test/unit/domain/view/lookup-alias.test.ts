@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { RegistryView } from "../../../../src/domain/view/view.js";
 import { agentKey, encodeRecord, instanceKey } from "../../../../src/domain/model/records.js";
-import { QueryService } from "../../../../src/service/queries.js";
+import { QueryService } from "../../../../src/service/queries/queries.js";
 import { cap, makeSpec } from "../../fixtures.js";
 
 const enc = new TextEncoder();
