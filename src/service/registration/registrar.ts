@@ -5,12 +5,9 @@
  * plans again (the view may lag, and KV gets are not read-your-writes). Five lost races in a
  * row answer `conflict`.
  */
-import { randomBytes } from "node:crypto";
-import { ErrorCode, RateLimitedError, RegistryError, ShedError, invalidRequest, invalidSpec, limitExceeded, notFound, unknownInstance } from "../../domain/errors.js";
-import { checkQuotas, nearQuota, type Quotas, type RegistrationFacts } from "../../domain/lifecycle/quotas.js";
-import { checkByteBudgets, nearByteBudget, type ByteBudgets, type ByteFacts } from "../../domain/lifecycle/byte-budgets.js";
-import { valueBytes } from "../../domain/view/stored-bytes.js";
-import { jsonBytes } from "../../domain/query/page.js";
+import { ErrorCode, RegistryError, ShedError, invalidSpec, limitExceeded, notFound, unknownInstance } from "../../domain/errors.js";
+import type { Quotas } from "../../domain/lifecycle/quotas.js";
+import type { ByteBudgets } from "../../domain/lifecycle/byte-budgets.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
 import { InstanceStatus, STATIC_INSTANCE_ID, type AgentState } from "../../domain/model/model.js";
 import type { AgentSpec } from "../../domain/spec/spec.js";
@@ -29,8 +26,7 @@ import {
 import { isSuspect, lateIntervals } from "../../domain/lifecycle/liveness.js";
 import { planHeartbeat, planRegister, planRemoval, type Current } from "../../domain/lifecycle/registration.js";
 import { bindRegisterBody, type PlainTenantScope } from "../../domain/lifecycle/tenant-binding.js";
-import { describeIssues, finishSpec, parseSpec, specSchemas, type SchemaChecks, type ValidatedSpec } from "../../domain/spec/validation.js";
-import { cycleRefusal, dependencyWarnings, findCycle } from "../../domain/graph/dependency-checks.js";
+import { describeIssues, type SchemaChecks } from "../../domain/spec/validation.js";
 import { changesGraph } from "../../domain/graph/graph-guard.js";
 import { DependencyGuard } from "./dependency-guard.js";
 import { subjectIssues, type SubjectRules } from "../../domain/spec/subject-rules.js";
@@ -39,10 +35,9 @@ import type { Clock } from "../clock.js";
 import type { HeartbeatReply, RegisterReply } from "../../protocol/messages.js";
 import { isoTime } from "../../protocol/iso-time.js";
 import type { Logger } from "../../kit/logger.js";
-import { asCardError, specOfRegisterBody } from "../../domain/interop/register-body.js";
-import { resolveForWrite } from "../queries/schema-refs.js";
-import { WorkSlices } from "../work-slices.js";
-import { AdmittedSpecs, specDigest, type AdmittedSpec } from "./admitted-specs.js";
+import { SpecAdmission } from "./spec-admission.js";
+import { checkByteBudgetsOf, checkCountQuotas, checkDependencies, instanceTerms, type InstanceTerms } from "./registration-checks.js";
+import { newInstanceId } from "./instance-id.js";
 import type { TrustGate } from "./trust-gate.js";
 import { ApprovalPolicy, ApprovalState, type Approval } from "../../domain/trust/approval-policy.js";
 import { approvalView } from "../../domain/query/agent-view.js";
@@ -50,7 +45,6 @@ import { decodeClaim, encodeClaim, subjectClaimKey, type StoredClaim } from "../
 
 export const MAX_WRITE_ATTEMPTS = 5;
 /** Unresolvable refs named in one reply, as for any spec issue. */
-const MAX_REF_ISSUES = 20;
 
 /** `prefix` and `subjectPolicy` (SubjectRules) are the nats_subject rules that need the configuration. */
 export type RegistrarSettings = SubjectRules & {
@@ -127,11 +121,6 @@ export type RegistrarDeps = {
 
 export type { RegisterReply };
 
-/** Register body fields that belong to the instance, not to the spec: left out of the digest. */
-const INSTANCE_FIELDS = ["instance_id", "heartbeat_interval_ms", "status", "metadata", "replace"] as const;
-
-/** A register body's spec, validated, with what the admitted specs remember it by. */
-type Admission = AdmittedSpec & { readonly digest: string; readonly generation: number };
 
 export type DeregisterReply = { agent_type: string; instance_id: string | null; agent_removed: boolean; revision: number; instances?: string[] };
 
@@ -141,6 +130,19 @@ export type DeregisterReply = { agent_type: string; instance_id: string | null; 
  */
 export type RegisterOptions = { static?: boolean; tenant?: string | null };
 
+/** What a registration writes, once its spec and terms are checked. */
+type RegistrationWrite = {
+  spec: AgentSpec;
+  terms: InstanceTerms;
+  replace: boolean;
+  isStatic: boolean;
+  judged: Awaited<ReturnType<TrustGate["judge"]>> | undefined;
+  catchUp: () => Promise<void>;
+  /** The reply's warnings, which the plan adds its notes to. */
+  warnings: string[];
+};
+type RegistrationWritten = { revision: number; holdingRevision: number; releaseSubject: string | null; replaced: boolean; approval: Approval | undefined };
+
 export class Registrar {
   /** Overlapping heartbeats of one instance become one write at a time (heartbeat-coalescer.ts). */
   private readonly beats: HeartbeatCoalescer<HeartbeatReply>;
@@ -148,10 +150,8 @@ export class Registrar {
   /** At most so many stored status changes per instance per second (status-damper.ts). */
   private readonly damper: StatusDamper;
 
-  /** Which register body each type's stored spec was admitted from: the same body again is not admitted again. */
-  private readonly admitted = new AdmittedSpecs();
-  /** Validations under way, by agent type, named-schema generation and spec digest: see admit(). */
-  private readonly validating = new Map<string, Promise<AdmittedSpec>>();
+  /** Register bodies' specs, imported and validated once (spec-admission.ts). */
+  private readonly specs: SpecAdmission;
 
   /** Intervals of silence after which a heartbeat is written rather than answered from memory. */
   private readonly lateAfter: number;
@@ -161,6 +161,7 @@ export class Registrar {
 
   constructor(private readonly deps: RegistrarDeps) {
     this.lateAfter = lateIntervals(deps.settings.missedHeartbeats);
+    this.specs = new SpecAdmission(deps);
     const { view, catchUp } = deps;
     this.graph = new DependencyGuard({
       store: deps.store,
@@ -198,7 +199,7 @@ export class Registrar {
     // The subject's tenant goes into the body before anything reads or remembers it.
     const msg = opts.tenant === undefined ? body : bindRegisterBody(body, opts.tenant, settings.plainTenantScope ?? "allow");
     // A card or a tool spec becomes a raw spec in admit(), then is validated like any other.
-    const validated = await this.admit(agentType, msg, opts.static === true);
+    const validated = await this.specs.admit(agentType, msg, opts.static === true);
     const spec = validated.spec;
     if (typeof opts.tenant === "string" && spec.tenant_scope !== opts.tenant) {
       // bindRegisterBody filled or checked it; a spec of another tenant here is a bug, never stored.
@@ -214,44 +215,59 @@ export class Registrar {
     // view has applied it. One catch-up serves them all.
     let caughtUp: Promise<void> | undefined;
     const catchUp = (): Promise<void> => (caughtUp ??= this.deps.catchUp?.() ?? Promise.resolve());
-    if (spec.depends?.length) warnings.push(...(await this.checkDependencies(spec, catchUp)));
-    const instanceId = opts.static ? STATIC_INSTANCE_ID : (msg.instance_id ?? newInstanceId());
-    if (!opts.static && instanceId === STATIC_INSTANCE_ID) {
-      throw invalidRequest(`instance_id "${STATIC_INSTANCE_ID}" is reserved for registry-file entries`);
-    }
-    const requested = msg.heartbeat_interval_ms ?? settings.defaultHeartbeatIntervalMs;
-    const interval = Math.min(settings.maxHeartbeatIntervalMs, Math.max(settings.minHeartbeatIntervalMs, requested));
-    if (interval !== requested) warnings.push(`heartbeat_interval_ms ${requested} outside ${settings.minHeartbeatIntervalMs}..${settings.maxHeartbeatIntervalMs}; using ${interval}`);
-    const status = msg.status ?? InstanceStatus.Ready;
-    const metadata = msg.metadata ?? {};
-    if (!opts.static) {
-      const facts = (): RegistrationFacts => {
-        const known = view.get(agentType);
-        return {
-          metadataBytes: jsonBytes(metadata),
-          newInstance: view.instance(agentType, instanceId) === undefined,
-          instancesOfType: known?.instances.size ?? 0,
-          newType: known === undefined,
-          typesOfTenant: view.typesOfTenant(spec.tenant_scope),
-          agentType,
-          tenant: spec.tenant_scope,
-        };
-      };
-      let counted = facts();
-      // Counted from the view, which may not have applied the writes just answered: near a
-      // limit, it first catches up with the store, so registrations sent one after the other
-      // stop exactly at it. Far from one, a lag of a few writes cannot matter.
-      if (nearQuota(counted, settings)) {
-        await catchUp();
-        counted = facts();
-      }
-      checkQuotas(counted, settings);
-    }
+    if (spec.depends?.length) warnings.push(...(await checkDependencies(view, spec, catchUp)));
+    const { instanceId, interval, status, metadata } = instanceTerms(msg, opts.static === true, settings, warnings);
+    if (!opts.static) await checkCountQuotas(this.deps, spec, instanceId, metadata, catchUp);
 
     // Under policy reject, a spec this view does not hold yet is checked against the other
     // types' capabilities as the store has them, not as a lagging view does.
     if (settings.duplicateCapabilities === "reject" && !opts.static && view.get(agentType)?.spec !== spec) await catchUp();
 
+    const { revision, holdingRevision, releaseSubject, replaced, approval } = await this.writeRegistration(agentType, {
+      spec,
+      terms: { instanceId, interval, status, metadata },
+      replace: msg.replace === true,
+      isStatic: opts.static === true,
+      judged,
+      catchUp,
+      warnings,
+    });
+    if (holdingRevision > 0) this.specs.remember(agentType, validated, holdingRevision);
+    if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
+    if (replaced) {
+      // Specs are immutable per version; an overwrite is an operator's act worth a trace.
+      const how = opts.static ? "by the registry file" : "with replace";
+      this.deps.log?.warn({ agent_type: agentType, version: spec.version, instance_id: instanceId, static: opts.static === true }, `spec of an existing version overwritten ${how}`);
+    }
+    // Under policy manual (docs/trust.md): the instance is stored, but routed to only once an operator approves its spec.
+    if (approval !== undefined && approval.state !== ApprovalState.Approved) {
+      const why = approval.state === ApprovalState.Pending ? "waits for an operator's approval" : "was rejected by an operator";
+      warnings.push(`spec ${spec.version} ${why}: the instance is stored but not routable until the spec is approved`);
+    }
+    return {
+      agent_type: agentType,
+      version: spec.version,
+      instance_id: instanceId,
+      status,
+      revision,
+      ...(approval !== undefined ? { approval: approvalView(approval) } : {}),
+      heartbeat_subject: settings.heartbeatSubject(agentType, instanceId, typeof opts.tenant === "string" ? opts.tenant : null),
+      heartbeat_interval_ms: interval,
+      evict_after_ms: interval * settings.missedHeartbeats,
+      warnings,
+      ...(validated.a2aVersion !== undefined ? { a2a_version: validated.a2aVersion } : {}),
+    };
+  }
+
+  /**
+   * The registration's writes, retried on lost compare-and-sets (withRetries): the subject
+   * claim, the spec record when it changes (in its turn on the graph key when it can close a
+   * dependency cycle, dependency-guard.ts), then the instance.
+   */
+  private async writeRegistration(agentType: string, w: RegistrationWrite): Promise<RegistrationWritten> {
+    const { settings, view } = this.deps;
+    const { spec, judged, catchUp, warnings } = w;
+    const { instanceId, interval, status, metadata } = w.terms;
     const approvalPolicy = this.deps.trust?.approvalPolicy(spec.tenant_scope ?? null) ?? ApprovalPolicy.Auto;
     let approval: Approval | undefined;
     let attempts = 0;
@@ -268,7 +284,7 @@ export class Registrar {
       for (const i of view.get(agentType)?.instances.values() ?? []) if (i.instance_id !== instanceId) otherLiveVersions.push(i.version);
       const claim = await this.claimOf(spec, ++attempts > 1);
       const plan = planRegister(
-        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: opts.static ?? false, replace: msg.replace === true, ...(judged ? { trust: judged.trust, signed: judged.signed } : {}), approvalPolicy },
+        { spec, instanceId, heartbeatIntervalMs: interval, status, metadata, static: w.isStatic, replace: w.replace, ...(judged ? { trust: judged.trust, signed: judged.signed } : {}), approvalPolicy },
         current,
         { otherLiveVersions, others: this.fleetCandidates(spec), duplicateCapabilities: settings.duplicateCapabilities, claim },
         this.deps.clock.now(),
@@ -277,7 +293,7 @@ export class Registrar {
       const agentWrite = plan.agentWrite;
       const agentValue = agentWrite === null ? null : encodeRecord(agentWrite.record);
       const instanceValue = encodeRecord(plan.instanceWrite.record);
-      if (!opts.static) await this.checkBytes(spec, instanceId, metadata, agentValue, instanceValue, catchUp);
+      if (!w.isStatic) await checkByteBudgetsOf(this.deps, spec, instanceId, metadata, agentValue, instanceValue, catchUp);
       const guarded = agentWrite !== null && changesGraph(spec, current.agent?.record.spec);
       const writeSpec = async (): Promise<number> => {
         // The claim first: a registration that loses it has written nothing (subject-claim.ts).
@@ -310,39 +326,14 @@ export class Registrar {
       approval = plan.approval;
       return this.deps.store.write(instanceKey(agentType, instanceId), instanceValue, plan.instanceWrite.expectedRevision);
     };
-    let revision: number;
     try {
-      revision = await this.withRetries(agentType, instanceId, attempt);
+      const revision = await this.withRetries(agentType, instanceId, attempt);
+      return { revision, holdingRevision, releaseSubject, replaced, approval };
     } catch (e) {
       // An intent whose spec never landed would count as on its way until the type's key is written.
       if (graphIntent !== null && !specWriteUnknown) await this.graph.withdraw(graphIntent).catch(() => undefined);
       throw e;
     }
-    if (holdingRevision > 0) this.admitted.remember(agentType, validated.digest, validated.generation, holdingRevision, validated);
-    if (releaseSubject !== null) await this.releaseClaim(agentType, releaseSubject);
-    if (replaced) {
-      // Specs are immutable per version; an overwrite is an operator's act worth a trace.
-      const how = opts.static ? "by the registry file" : "with replace";
-      this.deps.log?.warn({ agent_type: agentType, version: spec.version, instance_id: instanceId, static: opts.static === true }, `spec of an existing version overwritten ${how}`);
-    }
-    // Under policy manual (docs/trust.md): the instance is stored, but routed to only once an operator approves its spec.
-    if (approval !== undefined && approval.state !== ApprovalState.Approved) {
-      const why = approval.state === ApprovalState.Pending ? "waits for an operator's approval" : "was rejected by an operator";
-      warnings.push(`spec ${spec.version} ${why}: the instance is stored but not routable until the spec is approved`);
-    }
-    return {
-      agent_type: agentType,
-      version: spec.version,
-      instance_id: instanceId,
-      status,
-      revision,
-      ...(approval !== undefined ? { approval: approvalView(approval) } : {}),
-      heartbeat_subject: settings.heartbeatSubject(agentType, instanceId, typeof opts.tenant === "string" ? opts.tenant : null),
-      heartbeat_interval_ms: interval,
-      evict_after_ms: interval * settings.missedHeartbeats,
-      warnings,
-      ...(validated.a2aVersion !== undefined ? { a2a_version: validated.a2aVersion } : {}),
-    };
   }
 
   /**
@@ -519,119 +510,6 @@ export class Registrar {
     await this.deps.store.remove(subjectClaimKey(subject), claim.revision).catch(() => undefined);
   }
 
-  /**
-   * The byte budgets (domain/lifecycle/byte-budgets.ts), from the view's tally: each key this
-   * registration writes is charged `history` copies of its new value, less what it holds already. A live instance registering again with no more metadata than it had adds
-   * nothing: an agent that registers again on a reconnect is never refused for its own bytes,
-   * as its heartbeats never are. Near a budget the view first catches up with the store.
-   */
-  private async checkBytes(spec: AgentSpec, instanceId: string, metadata: Readonly<Record<string, string>>, agentValue: Uint8Array | null, instanceValue: Uint8Array, catchUp: () => Promise<void>): Promise<void> {
-    const budgets: ByteBudgets = { typeMaxBytes: this.deps.settings.typeMaxBytes ?? 0, tenantMaxBytes: this.deps.settings.tenantMaxBytes ?? 0 };
-    if (budgets.typeMaxBytes <= 0 && budgets.tenantMaxBytes <= 0) return;
-    const { view } = this.deps;
-    const agentType = spec.agent_type;
-    const facts = (): ByteFacts => {
-      const history = view.bytes.keptValues;
-      const live = view.instance(agentType, instanceId);
-      const again = live !== undefined && jsonBytes(metadata) <= jsonBytes(live.metadata);
-      const instanceAdds = again ? 0 : history * (valueBytes(instanceValue.length, instanceKey(agentType, instanceId).length) - view.storedOf(agentType, instanceId));
-      const specAdds = agentValue === null ? 0 : history * (valueBytes(agentValue.length, agentKey(agentType).length) - view.storedOf(agentType, null));
-      return {
-        agentType,
-        tenant: spec.tenant_scope,
-        typeBytes: view.bytes.ofType(agentType),
-        tenantBytes: view.bytes.ofTenant(spec.tenant_scope),
-        adding: Math.max(0, instanceAdds) + Math.max(0, specAdds),
-      };
-    };
-    let counted = facts();
-    if (nearByteBudget(counted, budgets)) {
-      await catchUp();
-      counted = facts();
-    }
-    checkByteBudgets(counted, budgets);
-  }
-
-  /**
-   * A dependency closing a cycle is refused; one not live now is a warning (PROTOCOL.md
-   * section 11.2). Read from the view, first brought up to the store's revision: a write is
-   * answered once stored, before this replica's view has applied it, so a client registering
-   * the two halves of a cycle one after the other would otherwise find the first half missing.
-   * This check answers early and gives the warnings; registrations racing to close a cycle (on
-   * one replica or several) are told apart when the spec is written, in its turn on the graph
-   * key (dependency-guard.ts).
-   */
-  private async checkDependencies(spec: AgentSpec, catchUp: () => Promise<void>): Promise<string[]> {
-    await catchUp();
-    const cycle = findCycle(this.deps.view, spec);
-    if (cycle) throw cycleRefusal(cycle);
-    return dependencyWarnings(this.deps.view, spec.depends ?? [], spec.tenant_scope);
-  }
-
-  /**
-   * The spec a register body carries, in whichever form (a spec, a card, a tool spec), with
-   * the warnings of its import and its validation. A body whose spec-deciding part (all but the
-   * instance's own fields) is the text the type's stored spec was admitted from is that spec
-   * (admitted-specs.ts): neither imported nor validated again.
-   */
-  private async admit(agentType: string, msg: RegisterMessage, isStatic: boolean): Promise<Admission> {
-    const budget = isStatic ? undefined : this.deps.specBudget;
-    const now = this.deps.clock.now();
-    const form: Record<string, unknown> = { ...msg };
-    for (const field of INSTANCE_FIELDS) delete form[field];
-    const digest = specDigest(JSON.stringify(form));
-    const generation = this.deps.view.namedSchemas.generation;
-    const known = this.admitted.get(agentType, digest, generation, this.deps.view.get(agentType));
-    if (known) return { ...known, digest, generation };
-    // The same text already being validated (the replicas of a new agent starting at once): its
-    // outcome is this one's too, validated and charged once. Each used to validate it again, so
-    // the type's budget ran out and most of a rollout's first registrations were refused 503.
-    const key = `${agentType}\u0000${generation}\u0000${digest}`;
-    const flying = this.validating.get(key);
-    if (flying) return { ...admittedCopy(await flying), digest, generation };
-    const wait = budget?.waitMs(agentType, now) ?? 0;
-    if (budget && wait > 0) throw budgetSpent(agentType, budget, wait);
-    const run = (async (): Promise<AdmittedSpec> => {
-      const body = specOfRegisterBody(agentType, msg);
-      const validated = await this.validate(body.raw, agentType, budget, now).catch((e: unknown) => {
-        throw asCardError(e, body.source, msg, body.raw);
-      });
-      return { spec: validated.spec, warnings: [...body.warnings, ...validated.warnings], a2aVersion: body.a2aVersion };
-    })();
-    this.validating.set(key, run);
-    try {
-      return { ...admittedCopy(await run), digest, generation };
-    } finally {
-      this.validating.delete(key);
-    }
-  }
-
-  /**
-   * The shape (zod) is checked here, cheaply; the schemas are compiled by the checker, and the
-   * compilation time it reports is charged to the type's budget. So is the time resolving the
-   * schemas' refs and preparing the resolved schemas takes on the event loop (issue 35, item
-   * 6), slice by slice: a type whose budget runs out there is refused as it would be before a
-   * compilation, and nothing of it is stored.
-   */
-  private async validate(rawSpec: unknown, agentType: string, budget: TypeBudgets | undefined, now: number): Promise<ValidatedSpec> {
-    const spec = parseSpec(rawSpec);
-    // Named refs must resolve; the schemas compiled are the resolved ones (the stored spec keeps the refs).
-    const paths = spec.capabilities.flatMap((_, i) => [`capabilities.${i}.input_schema`, `capabilities.${i}.output_schema`]);
-    const charge = budget
-      ? (ms: number) => {
-          budget.spend(agentType, ms, now);
-          const wait = budget.waitMs(agentType, now);
-          if (wait > 0) throw budgetSpent(agentType, budget, wait);
-        }
-      : undefined;
-    const slices = new WorkSlices({ now: this.deps.workClock ?? (() => performance.now()), charge });
-    const refs = await resolveForWrite(specSchemas(spec), paths, this.deps.view.namedSchemas, this.deps.store, slices);
-    if ("issues" in refs) throw invalidSpec(`spec is invalid: ${describeIssues(refs.issues)}`, refs.issues.slice(0, MAX_REF_ISSUES));
-    // The checker's cheap half, on the loop, goes on in the same charged slices; its workers' time is charged after.
-    const { verdicts, ms } = await this.deps.checker.checkAll(refs.resolved, slices);
-    budget?.spend(agentType, ms, now);
-    return finishSpec(rawSpec, spec, verdicts);
-  }
 
   private liveOthers(agentType: string, instanceId: string): number {
     let n = 0;
@@ -673,7 +551,8 @@ export class Registrar {
   private storeError(e: unknown): unknown {
     if (e instanceof StoreUnavailableError || e instanceof StoreFullError) this.deps.onUnavailable?.();
     if (e instanceof StoreFullError) return limitExceeded("the registry's store is full; nothing was written", "REGISTRY_BUCKET_MAX_BYTES", this.deps.settings.bucketMaxBytes);
-    return mapStoreError(e);
+    if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
+    return e;
   }
 
   private async readCurrent(agentType: string, instanceId: string): Promise<Current> {
@@ -689,22 +568,4 @@ export class Registrar {
       throw this.storeError(e);
     }
   }
-}
-
-function mapStoreError(e: unknown): unknown {
-  if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
-  return e;
-}
-
-/** 16 characters of [A-Za-z0-9_-]: unique enough for replicas, short enough for subjects. */
-/** A caller's own copy: the warnings array is the caller's to extend. */
-const admittedCopy = (a: AdmittedSpec): AdmittedSpec => ({ ...a, warnings: [...a.warnings] });
-
-export function newInstanceId(): string {
-  return randomBytes(12).toString("base64url");
-}
-
-/** The refusal of a type that used its spec validation budget, by compilation or by resolving refs. */
-function budgetSpent(agentType: string, budget: TypeBudgets, wait: number): RateLimitedError {
-  return new RateLimitedError(`agent type ${agentType} used its spec validation budget (${budget.ratePerSecond} ms per second); retry in ${wait} ms`);
 }
