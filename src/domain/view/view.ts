@@ -31,7 +31,8 @@ import type { AgentSpec, Capability } from "../spec/spec.js";
 import { CapabilityIndex, type CapabilityLookup } from "./capability-index.js";
 import { SchemaSharing } from "./schema-sharing.js";
 import type { Clock, StoreEntry } from "../ports.js";
-import { detached, hasKeys, NO_METADATA, sharedStatus } from "./memory.js";
+import { detached } from "./memory.js";
+import { newInstanceState, updateInstanceState } from "./instance-state.js";
 import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
 import { InstanceChanges, type InstanceChangeSummary } from "./instance-changes.js";
 import { isSubjectClaimKey, SubjectClaimBook } from "../model/subject-claims.js";
@@ -526,66 +527,15 @@ export class RegistryView {
 
     if (record && record.kind === "instance") {
       const statusBefore = previous?.status;
-      // Updated in place: a new object per heartbeat (with its numbers and strings) lived until
-      // the next heartbeat, so every one was promoted, the larger part of what the old
-      // generation gained under 3,300 heartbeats a second (docs/performance.md). Whoever keeps
-      // an instance across an await takes a copy (the evictor does). A new instance keeps its
-      // agent's string rather than the one cut from this entry's key, which would keep the
-      // whole key alive.
+      // Built whole when new, updated in place when heard before (see the two functions below).
       const now = this.clock.now();
       let next: Mutable<InstanceState>;
       if (previous === undefined) {
-        // Built whole, every field in the order the update below keeps: a literal of two
-        // fields grown one by one moved through a dozen hidden classes and reallocated its
-        // property store on the way, most of what applying an instance cost in a load of a
-        // million (docs/performance.md). A register or heartbeat reached this replica now, on
-        // its own clock, never on the stamp of the replica that took it (issue 14), and even
-        // a marked record is a first hearing for this view.
-        next = {
-          agent_type: agent?.agent_type ?? agentType,
-          instance_id: detached(instanceId),
-          version: record.version,
-          status: sharedStatus(record.status),
-          registered_at: record.registered_at,
-          last_heartbeat: record.last_heartbeat,
-          heartbeat_interval_ms: record.heartbeat_interval_ms,
-          active_tasks: record.active_tasks,
-          metadata: hasKeys(record.metadata) ? record.metadata : NO_METADATA,
-          revision: entry.revision,
-          observed_at: now,
-          suspect_since: record.suspect_since ?? null,
-          mark_seen_at: record.suspect_since === undefined ? 0 : now,
-          stored,
-        };
+        next = newInstanceState(agent?.agent_type ?? agentType, instanceId, record, entry.revision, now, stored);
         instances.set(next.instance_id, next);
       } else {
         next = previous as Mutable<InstanceState>;
-        const heardBefore = previous.last_heartbeat;
-        if (next.version !== record.version) next.version = record.version;
-        next.status = sharedStatus(record.status);
-        next.registered_at = record.registered_at;
-        next.last_heartbeat = record.last_heartbeat;
-        next.heartbeat_interval_ms = record.heartbeat_interval_ms;
-        next.active_tasks = record.active_tasks;
-        next.metadata = hasKeys(record.metadata) ? record.metadata : NO_METADATA;
-        next.revision = entry.revision;
-        next.stored = stored;
-        if (record.suspect_since === undefined) {
-          // A write that leaves a mark out clears it, and is a hearing like any other. An
-          // entry applied again (a resumed watch) never gets here: see apply().
-          next.observed_at = now;
-          next.suspect_since = null;
-          next.mark_seen_at = 0;
-        } else {
-          // A suspect mark says the evictor did not hear the instance: it must not count as
-          // hearing it here. Its last heartbeat as this replica heard it may be newer than the
-          // evictor's copy.
-          if (heardBefore > record.last_heartbeat) next.last_heartbeat = heardBefore;
-          if (next.suspect_since !== record.suspect_since) {
-            next.suspect_since = record.suspect_since;
-            next.mark_seen_at = now;
-          }
-        }
+        updateInstanceState(next, record, entry.revision, now, stored);
       }
       this.changes.note(next);
       // Most types have no tombstones: a delete on an empty map still cost a lookup per entry.
@@ -698,4 +648,3 @@ function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<stri
   }
   return m;
 }
-
