@@ -62,14 +62,7 @@ export function createLogger(level: Config["logLevel"]): Logger {
 
 export function createRegistry(deps: RegistryDeps): AgentRegistry {
   const { config } = deps;
-  const replicaName = config.replicaName ?? `${hostname()}-${process.pid}`;
-  const root = (deps.logger ?? createLogger(config.logLevel)).child({ replica: replicaName });
-  const log = root.child({ component: "main" });
-  const metrics = createMetrics(deps.metricsRegistry ?? new MetricsRegistry());
-  const clock = deps.clock ?? systemClock;
-  // The view stamps what it applies with the clock the evictor compares with (liveness.ts).
-  const view = new RegistryView(clock);
-  const teardown = new TeardownStack(log);
+  const { replicaName, root, log, metrics, clock, view, teardown } = registryParts(deps);
   const abort = new AbortController();
   const status: steps.RuntimeStatus = { nc: null, natsUrl: undefined, natsUp: false, storesOpen: false, endpointsUp: false, viewLoaded: () => false };
   let lease: steps.UseCases["lease"] | null = null;
@@ -80,77 +73,26 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   let starting: Promise<void> | null = null;
 
-  const health = (): HealthReport => {
-    const connected = status.nc !== null && !status.nc.isClosed() && state !== RegistryState.Stopped;
-    const checks = {
-      nats: { ok: connected && status.natsUp, detail: status.natsUp ? (status.natsUrl ?? "") : "not connected" },
-      store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${storeNames(config).bucket}, stream ${storeNames(config).eventsStream}` : status.storesWaiting ? `waiting: ${status.storesWaiting}` : "not opened" },
-      view: { ok: status.viewLoaded(), detail: `revision ${view.revision}` },
-      endpoints: { ok: status.endpointsUp, detail: status.endpointsUp ? "serving" : "not started" },
-    };
-    const ready = state === RegistryState.Running && Object.values(checks).every((c) => c.ok);
-    return { live: state !== RegistryState.Stopped, ready, checks };
-  };
+  const health = (): HealthReport => healthReport(config, view, status, state);
 
-  const ctx: steps.StartContext = {
-    config,
-    clock,
-    replicaName,
-    version: packageVersion(),
-    root,
-    log,
-    metrics,
-    subjects: makeSubjects(config.prefix),
-    view,
-    ops: createOpsServer({ host: config.httpHost, port: config.httpPort, allowedHosts: config.httpAllowedHosts, registry: metrics.registry, health, logger: root.child({ component: "ops" }) }),
-    teardown,
-    signal: abort.signal,
-    status,
-    fatal: (reason, err) => {
-      if (state === RegistryState.Stopping || state === RegistryState.Stopped) return;
-      log.error({ err }, `${reason}; stopping`);
-      void stop(reason);
-    },
-  };
-
-  /** The start, as a list of steps; each later one takes what the earlier ones opened. */
-  async function runSteps(): Promise<void> {
-    const registryFile = await steps.readRegistryFile(ctx);
-    const trust = await steps.readTrustRoots(ctx);
-    const cardSigner = await steps.readCardSigner(ctx);
-    const schemas = steps.startSchemaChecks(ctx);
-    const payloads = steps.startPayloadChecks(ctx);
-    await steps.listenOps(ctx);
-    const nats = await steps.connectNats(ctx);
-    const stores = await steps.openStores(ctx, nats);
-    const leaseStore = await steps.openLeaseStore(ctx, nats);
-    const publisher = steps.startPublisher(ctx, nats, stores);
-    const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trust.roots, cardSigner);
-    lease = useCases.lease;
-    status.viewLoaded = () => useCases.feed.loaded;
-    await steps.loadView(ctx, useCases);
-    remote = useCases.regional.current = await steps.followRegions(ctx, nats);
-    steps.serveAgentDocuments(ctx, useCases, cardSigner);
-    serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
-    await steps.awaitSchemaWorkers(ctx, schemas);
-    await steps.startFanout(ctx, useCases);
-    await steps.applyRegistryFile(ctx, useCases, registryFile);
-    await steps.watchTrustRoots(ctx, useCases, trust.urls);
-    await steps.openEndpoints(ctx, nats, useCases, publisher);
-    await steps.serveMcp(ctx, nats);
-    await steps.serveAudit(ctx, nats);
-    await steps.serve(ctx, nats, useCases, stores);
-  }
+  const ctx = startContext({ config, clock, replicaName, root, log, metrics, view, teardown, signal: abort.signal, status, health }, (reason, err) => {
+    if (state === RegistryState.Stopping || state === RegistryState.Stopped) return;
+    log.error({ err }, `${reason}; stopping`);
+    void stop(reason);
+  });
 
   async function start(): Promise<void> {
     if (state !== RegistryState.Created) throw new Error(`cannot start a registry that is ${state}`);
     state = RegistryState.Starting;
     log.info({ config: redactedConfig(config), version: ctx.version }, "starting");
-    const missingFlags = missingNodeFlags();
-    if (missingFlags.length > 0) {
-      log.warn({ missing: missingFlags }, "node was started without the registry's V8 flags (npm start and the image pass them): lookups at high rates can cost twice the CPU, and a large fleet's heap can take a third more memory (docs/operations.md)");
-    }
-    starting = runSteps();
+    warnOfMissingNodeFlags(log);
+    starting = runSteps(ctx, {
+      useCases: (useCases) => {
+        lease = useCases.lease;
+        status.viewLoaded = () => useCases.feed.loaded;
+      },
+      regions: (regions) => (remote = regions),
+    });
     try {
       await starting;
     } catch (e) {
@@ -202,4 +144,85 @@ export function createRegistry(deps: RegistryDeps): AgentRegistry {
     start,
     stop,
   };
+}
+
+/** What a registry is made of before it starts: its name, loggers, metrics, clock, view and teardown stack. */
+function registryParts(deps: RegistryDeps) {
+  const { config } = deps;
+  const replicaName = config.replicaName ?? `${hostname()}-${process.pid}`;
+  const root = (deps.logger ?? createLogger(config.logLevel)).child({ replica: replicaName });
+  const log = root.child({ component: "main" });
+  const metrics = createMetrics(deps.metricsRegistry ?? new MetricsRegistry());
+  const clock = deps.clock ?? systemClock;
+  // The view stamps what it applies with the clock the evictor compares with (liveness.ts).
+  const view = new RegistryView(clock);
+  return { replicaName, root, log, metrics, clock, view, teardown: new TeardownStack(log) };
+}
+
+/** The start, as a list of steps; each later one takes what the earlier ones opened. */
+async function runSteps(ctx: steps.StartContext, opened: { useCases: (u: steps.UseCases) => void; regions: (r: RemoteRegions | null) => void }): Promise<void> {
+  const { view, clock } = ctx;
+  const registryFile = await steps.readRegistryFile(ctx);
+  const trust = await steps.readTrustRoots(ctx);
+  const cardSigner = await steps.readCardSigner(ctx);
+  const schemas = steps.startSchemaChecks(ctx);
+  const payloads = steps.startPayloadChecks(ctx);
+  await steps.listenOps(ctx);
+  const nats = await steps.connectNats(ctx);
+  const stores = await steps.openStores(ctx, nats);
+  const leaseStore = await steps.openLeaseStore(ctx, nats);
+  const publisher = steps.startPublisher(ctx, nats, stores);
+  const useCases = steps.buildUseCases(ctx, nats, stores, leaseStore, publisher, schemas.checker, payloads, trust.roots, cardSigner);
+  opened.useCases(useCases);
+  await steps.loadView(ctx, useCases);
+  const remote = (useCases.regional.current = await steps.followRegions(ctx, nats));
+  opened.regions(remote);
+  steps.serveAgentDocuments(ctx, useCases, cardSigner);
+  serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
+  await steps.awaitSchemaWorkers(ctx, schemas);
+  await steps.startFanout(ctx, useCases);
+  await steps.applyRegistryFile(ctx, useCases, registryFile);
+  await steps.watchTrustRoots(ctx, useCases, trust.urls);
+  await steps.openEndpoints(ctx, nats, useCases, publisher);
+  await steps.serveMcp(ctx, nats);
+  await steps.serveAudit(ctx, nats);
+  await steps.serve(ctx, nats, useCases, stores);
+}
+
+/** `/healthz` and `/readyz`: alive until stopped; ready once running with NATS, the stores, the view and the endpoints up. */
+function healthReport(config: Config, view: RegistryView, status: steps.RuntimeStatus, state: RegistryState): HealthReport {
+  const connected = status.nc !== null && !status.nc.isClosed() && state !== RegistryState.Stopped;
+  const checks = {
+    nats: { ok: connected && status.natsUp, detail: status.natsUp ? (status.natsUrl ?? "") : "not connected" },
+    store: { ok: status.storesOpen, detail: status.storesOpen ? `bucket ${storeNames(config).bucket}, stream ${storeNames(config).eventsStream}` : status.storesWaiting ? `waiting: ${status.storesWaiting}` : "not opened" },
+    view: { ok: status.viewLoaded(), detail: `revision ${view.revision}` },
+    endpoints: { ok: status.endpointsUp, detail: status.endpointsUp ? "serving" : "not started" },
+  };
+  const ready = state === RegistryState.Running && Object.values(checks).every((c) => c.ok);
+  return { live: state !== RegistryState.Stopped, ready, checks };
+}
+
+/** What every start step is given (start/context.ts): the settings, the shared parts, and the ops server. */
+function startContext(
+  parts: Pick<steps.StartContext, "config" | "clock" | "replicaName" | "root" | "log" | "metrics" | "view" | "teardown" | "signal" | "status"> & { health: () => HealthReport },
+  fatal: steps.StartContext["fatal"],
+): steps.StartContext {
+  const { config, metrics, root, health, ...rest } = parts;
+  return {
+    ...rest,
+    config,
+    root,
+    metrics,
+    version: packageVersion(),
+    subjects: makeSubjects(config.prefix),
+    ops: createOpsServer({ host: config.httpHost, port: config.httpPort, allowedHosts: config.httpAllowedHosts, registry: metrics.registry, health, logger: root.child({ component: "ops" }) }),
+    fatal,
+  };
+}
+
+function warnOfMissingNodeFlags(log: Logger): void {
+  const missing = missingNodeFlags();
+  if (missing.length > 0) {
+    log.warn({ missing }, "node was started without the registry's V8 flags (npm start and the image pass them): lookups at high rates can cost twice the CPU, and a large fleet's heap can take a third more memory (docs/operations.md)");
+  }
 }
