@@ -14,6 +14,8 @@ import { globalEventsStream } from "../../src/adapters/nats/region-streams.js";
 
 /** How long the test keeps the regions apart: longer than the stale bound and many heartbeat windows. */
 const PARTITION_MS = 10_000;
+/** nats-server's retries of a stream source it could not set up: 10 s, 20 s, 30 s... apart. */
+const SOURCE_RETRY_MS = 120_000;
 
 describe.runIf(canControlNatsServers())("regions: the global view through a partition", () => {
   let sc: SuperclusterHandle;
@@ -55,19 +57,23 @@ describe.runIf(canControlNatsServers())("regions: the global view through a part
     expect(remote(eu, "us").stale).toBe(false);
   });
 
-  it("each region's global stream holds every region's events on their usual subjects", async () => {
+  // The two regions start together, so a global stream may be made before the other region's
+  // events stream exists (or before the gateway carries its interest): nats-server then sets
+  // the source up again after 10 s, 20 s, ... (at most 2 minutes apart). The waits allow for
+  // that retry; docs/operations.md says so for operators.
+  it("each region's global stream holds every region's events on their usual subjects", { timeout: 300_000 }, async () => {
     const subject = `${config.prefix}.agent.registered.gv-eu`;
     await waitFor(
       async () => (await readStoredEvents(inUs.nc, globalEventsStream(config.eventsStream, "us"))).some((e) => e.subject === subject),
-      { timeoutMs: 15_000, message: "eu's registration in us's global stream" },
+      { timeoutMs: SOURCE_RETRY_MS, intervalMs: 500, message: "eu's registration in us's global stream" },
     );
     await waitFor(
       async () => (await readStoredEvents(inEu.nc, globalEventsStream(config.eventsStream, "eu"))).some((e) => e.subject === `${config.prefix}.agent.registered.gv-us`),
-      { timeoutMs: 15_000, message: "us's registration in eu's global stream" },
+      { timeoutMs: SOURCE_RETRY_MS, intervalMs: 500, message: "us's registration in eu's global stream" },
     );
   });
 
-  it("through a partition both sides serve their own, keep the other's entries marked stale, and converge after the heal", async () => {
+  it("through a partition both sides serve their own, keep the other's entries marked stale, and converge after the heal", { timeout: 300_000 }, async () => {
     // Heartbeating agents on both sides, and one in eu that will die during the partition.
     for (const [c, type, id] of [[inEu, "hb-eu", "a1"], [inEu, "doomed-eu", "d1"], [inUs, "hb-us", "b1"]] as const) {
       const r = await c.request(`register.${type}`, { spec: spec(type), instance_id: id, heartbeat_interval_ms: 300 });
@@ -131,7 +137,7 @@ describe.runIf(canControlNatsServers())("regions: the global view through a part
         if (missing.length > 0 || twice > 0) throw new Error(`${home.length} events in eu, ${missing.length} missing from us's global stream, ${twice} there twice`);
         return home.length > 0;
       },
-      { timeoutMs: 20_000, message: "eu's events once each in us's global stream" },
+      { timeoutMs: SOURCE_RETRY_MS, intervalMs: 500, message: "eu's events once each in us's global stream" },
     );
   });
 });
