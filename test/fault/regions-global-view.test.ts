@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSupercluster, type SuperclusterHandle } from "../harness/supercluster.js";
-import { canControlNatsServers } from "../harness/nats.js";
+import { canControlNatsServers, serverSupportsRegions } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 import { globalEventsStream } from "../../src/adapters/nats/region-streams.js";
@@ -17,7 +17,7 @@ const PARTITION_MS = 10_000;
 /** nats-server's retries of a stream source it could not set up: 10 s, 20 s, 30 s... apart. */
 const SOURCE_RETRY_MS = 120_000;
 
-describe.runIf(canControlNatsServers())("regions: the global view through a partition", () => {
+describe.runIf(canControlNatsServers() && serverSupportsRegions())("regions: the global view through a partition", () => {
   let sc: SuperclusterHandle;
   let eu: TestRegistry;
   let us: TestRegistry;

@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { startSupercluster, type SuperclusterHandle } from "../harness/supercluster.js";
-import { canControlNatsServers } from "../harness/nats.js";
+import { canControlNatsServers, serverSupportsRegions } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 import { storeNames } from "../../src/config/region.js";
 
-describe.runIf(canControlNatsServers())("regions: home region only", () => {
+describe.runIf(canControlNatsServers() && serverSupportsRegions())("regions: home region only", () => {
   let sc: SuperclusterHandle;
   let eu: TestRegistry;
   let us: TestRegistry;

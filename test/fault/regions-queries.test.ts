@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSupercluster, type SuperclusterHandle } from "../harness/supercluster.js";
-import { canControlNatsServers } from "../harness/nats.js";
+import { canControlNatsServers, serverSupportsRegions } from "../harness/nats.js";
 import { RawClient, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
@@ -14,7 +14,7 @@ const CAPABILITY = "text.translate";
 const provider = (agentType: string, confidence: number) =>
   spec(agentType, { capabilities: [{ name: CAPABILITY, description: `translates (${agentType})`, input_schema: { type: "object" }, output_schema: {}, confidence_hint: confidence }] });
 
-describe.runIf(canControlNatsServers())("regions: queries across regions", () => {
+describe.runIf(canControlNatsServers() && serverSupportsRegions())("regions: queries across regions", () => {
   let sc: SuperclusterHandle;
   let eu: TestRegistry;
   let us: TestRegistry;

@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSupercluster, type SuperclusterHandle } from "../harness/supercluster.js";
-import { canControlNatsServers } from "../harness/nats.js";
+import { canControlNatsServers, serverSupportsRegions } from "../harness/nats.js";
 import { RawClient, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
 const REGIONS = ["eu", "us", "ap"] as const;
 const CAPABILITY = "geo.answer";
 
-describe.runIf(canControlNatsServers())("regions: three regions", () => {
+describe.runIf(canControlNatsServers() && serverSupportsRegions())("regions: three regions", () => {
   let sc: SuperclusterHandle;
   const registries = new Map<string, TestRegistry>();
   const clients = new Map<string, RawClient>();

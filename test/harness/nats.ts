@@ -4,6 +4,8 @@
  * binary on PATH (full control: kill, restart, config, clusters), or the official image
  * through testcontainers when Docker is all there is.
  */
+import { execFileSync } from "node:child_process";
+import semver from "semver";
 import {
   findNatsServerBinary,
   startNatsServer,
@@ -47,6 +49,23 @@ export async function withNatsCluster(opts: NatsClusterOptions = {}): Promise<Na
   // Throws the explanation when there is no binary; with one, the answer is always "process".
   chooseNatsBackend(facts({ natsServerOnPath: binary !== null, needsOwnServer: true }));
   return startNatsCluster({ ...opts, binary: binary! });
+}
+
+/** nats-server 2.10 added the stream sources with subject transforms regional mode is built on. */
+const REGIONS_FLOOR = "2.10.0";
+let regionsSupported: boolean | undefined;
+
+/**
+ * True when the nats-server these tests start supports regional mode. CI also runs the suites
+ * on Debian's 2.9.10, where regional mode is refused by design: regions-server-version.test.ts
+ * checks that refusal there, and the regional tests run on the current server.
+ */
+export function serverSupportsRegions(): boolean {
+  if (regionsSupported !== undefined) return regionsSupported;
+  const binary = findNatsServerBinary();
+  const version = binary === null ? null : /v?(\d+\.\d+\.\d+)/.exec(execFileSync(binary, ["--version"], { encoding: "utf8" }))?.[1];
+  regionsSupported = version != null && semver.gte(version, REGIONS_FLOOR);
+  return regionsSupported;
 }
 
 /** True when kill/restart/cluster tests can run here. */
