@@ -7,11 +7,7 @@
  * exactly; any name this mapping did not make is refused (null), never guessed at.
  */
 import { AGENT_TYPE_RE, TENANT_RE } from "../protocol/ids.js";
-
-/** server.schema.json: `name` is 3 to 200 characters. */
-export const MAX_SERVER_NAME_LENGTH = 200;
-/** server.schema.json's pattern for `name`: exactly one `/`. */
-const SERVER_NAME_RE = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
+import { MAX_SERVER_NAME_LENGTH, SERVER_NAME_RE } from "../domain/interop/mcp/server-json.js";
 
 export const reverseDomain = (domain: string): string => domain.split(".").reverse().join(".");
 

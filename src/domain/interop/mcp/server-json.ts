@@ -29,9 +29,9 @@ import type { ToolspecRegisterBody } from "./import.js";
 export const PUBLISHER_META_KEY = "io.modelcontextprotocol.registry/publisher-provided";
 /** Where tools inside a server.json sit, as a register body path. */
 export const EMBEDDED_TOOLS_PATH = `mcp_server._meta.${PUBLISHER_META_KEY}.tools`;
-/** server.schema.json's rules for `name`: 3 to 200 characters, exactly one `/`. */
-const SERVER_NAME_RE = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
-const MAX_SERVER_NAME = 200;
+/** server.schema.json's rules for `name`: 3 to 200 characters, exactly one `/` (the discovery front's names follow them too). */
+export const SERVER_NAME_RE = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
+export const MAX_SERVER_NAME_LENGTH = 200;
 /** A server.json is a short manifest; the official registry's own records are a few KB. */
 export const MAX_SERVER_JSON_CHARS = 256 * 1024;
 /** The keys this mapping reads; any other is named in a warning as not kept. */
@@ -64,8 +64,8 @@ export function serverJsonToToolspec(body: Readonly<Record<string, unknown>>, ag
   const issues: ErrorIssue[] = [];
   const { name, description, version, title } = server;
   if (typeof name !== "string") issues.push({ path: "mcp_server.name", message: 'required: the server name, "namespace/name"' });
-  else if (name.length < 3 || name.length > MAX_SERVER_NAME || !SERVER_NAME_RE.test(name)) {
-    issues.push({ path: "mcp_server.name", message: `expected "namespace/name" (3 to ${MAX_SERVER_NAME} characters, exactly one "/"), as server.schema.json says` });
+  else if (name.length < 3 || name.length > MAX_SERVER_NAME_LENGTH || !SERVER_NAME_RE.test(name)) {
+    issues.push({ path: "mcp_server.name", message: `expected "namespace/name" (3 to ${MAX_SERVER_NAME_LENGTH} characters, exactly one "/"), as server.schema.json says` });
   }
   if (typeof description !== "string") issues.push({ path: "mcp_server.description", message: "required: a string" });
   if (typeof version !== "string") issues.push({ path: "mcp_server.version", message: "required: a string (semver X.Y.Z)" });
