@@ -10,21 +10,17 @@
 import { createHash } from "node:crypto";
 import type { AgentView } from "../protocol/messages.js";
 import { invalidArgument } from "./ard-error.js";
+import { decodeBoundToken, encodeBoundToken, isCount } from "./page-token.js";
 import { isApprovedView } from "./approved-view.js";
-import { catalogEntry, type CatalogEntry } from "./catalog-entry.js";
+import { LIVE_STATUSES, SCAN_PAGE, scanList } from "./registry-scan.js";
+import { catalogEntry } from "./catalog-entry.js";
 import { listAgents, type ListResponse, type Scope } from "./discovery-api.js";
 import { passesListFilter, sortListed, type ListedEntry, type ListFilter, type OrderKey } from "./list-filter.js";
 
 export type AgentListQuery = { pageSize: number; pageToken: string | undefined; filter: ListFilter | undefined; orderBy: OrderKey[] | undefined };
 
-const LIVE_STATUSES = ["registered", "ready", "draining"] as const;
-/** The registry's page a scan reads: fixed, so a token's page is the same page when read again. */
-const SCAN_PAGE = 100;
-/** Registry pages one filtered request reads at most; past that the page ends short, with a token to go on from. */
-const MAX_SCAN_PAGES = 10;
 /** The most agents `orderBy` sorts. */
 export const MAX_ORDERED = 10_000;
-const MAX_TOKEN_LENGTH = 1024;
 
 type Position = { cursor: string | null; skip: number; offset: number };
 
@@ -34,23 +30,12 @@ function digestOf(q: AgentListQuery): string {
 }
 
 function encodeToken(p: Position, digest: string): string {
-  return Buffer.from(JSON.stringify({ c: p.cursor, s: p.skip, o: p.offset, q: digest })).toString("base64url");
+  return encodeBoundToken({ c: p.cursor, s: p.skip, o: p.offset }, digest);
 }
 
 function decodeToken(token: string | undefined, digest: string): Position {
   if (token === undefined || token === "") return { cursor: null, skip: 0, offset: 0 };
-  const refused = () => invalidArgument("pageToken is not one this registry issued");
-  if (token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) throw refused();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-  } catch {
-    throw refused();
-  }
-  const { c, s, o, q } = (parsed ?? {}) as Record<string, unknown>;
-  const count = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0;
-  if ((c !== null && typeof c !== "string") || !count(s) || !count(o) || typeof q !== "string") throw refused();
-  if (q !== digest) throw invalidArgument("pageToken belongs to another filter or orderBy");
+  const { c, s, o } = decodeBoundToken(token, digest, "pageToken", "another filter or orderBy", (f) => (f["c"] === null || typeof f["c"] === "string") && isCount(f["s"]) && isCount(f["o"]));
   return { cursor: c as string | null, skip: s as number, offset: o as number };
 }
 
@@ -65,25 +50,11 @@ export async function listAgentsQuery(scope: Scope, q: AgentListQuery): Promise<
 }
 
 async function filteredPage(scope: Scope, q: AgentListQuery, filter: ListFilter, start: Position, digest: string): Promise<ListResponse> {
-  const items: CatalogEntry[] = [];
-  let { cursor, skip } = start;
-  const done = (next: Position | undefined): ListResponse => (next ? { items, pageToken: encodeToken(next, digest) } : { items });
-  for (let read = 0; read < MAX_SCAN_PAGES; read++) {
-    const reply = await scope.client.list({ status: [...LIVE_STATUSES], instances_limit: 1, limit: SCAN_PAGE, ...(cursor !== null ? { cursor } : {}) });
-    for (let i = skip; i < reply.agents.length; i++) {
-      const view = reply.agents[i]!;
-      const item = listed(view, scope);
-      if (isApprovedView(view) && passesListFilter(item, filter)) items.push(item.entry);
-      if (items.length === q.pageSize) {
-        const more = i + 1 < reply.agents.length || reply.next_cursor !== null;
-        return done(more ? { cursor, skip: i + 1, offset: 0 } : undefined);
-      }
-    }
-    if (reply.next_cursor === null) return done(undefined);
-    cursor = reply.next_cursor;
-    skip = 0;
-  }
-  return done({ cursor, skip: 0, offset: 0 });
+  const { items, next } = await scanList(scope, {}, start, q.pageSize, (view) => {
+    const item = listed(view, scope);
+    return isApprovedView(view) && passesListFilter(item, filter) ? item.entry : null;
+  });
+  return next ? { items, pageToken: encodeToken({ ...next, offset: 0 }, digest) } : { items };
 }
 
 async function orderedPage(scope: Scope, q: AgentListQuery, orderBy: readonly OrderKey[], offset: number, digest: string): Promise<ListResponse> {

@@ -11,6 +11,7 @@ import { notFound } from "./ard-error.js";
 import { A2A_CARD_TYPE, catalogEntry, isMcpKind, parseIdentifier, REGISTRY_TYPE, SHARED_NAMESPACE, type CatalogEntry, type EntryLinks } from "./catalog-entry.js";
 import { matchesFilter } from "./entry-filter.js";
 import { isApprovedView } from "./approved-view.js";
+import { LIVE_STATUSES } from "./registry-scan.js";
 import { decodePageToken, encodePageToken, queryDigest } from "./page-token.js";
 import type { SearchRequest } from "./search-request.js";
 import { searchUpstreams, type UpstreamLimits, type UpstreamOutcome } from "./upstream-search.js";
@@ -35,8 +36,6 @@ export type ListResponse = { items: CatalogEntry[]; pageToken?: string };
 const SEARCH_WINDOW = 100;
 /** Views fetched at once for one search: enough to overlap round trips, few enough not to flood the registry. */
 const GET_CONCURRENCY = 8;
-/** Agents that are gone (kept in retention) are not offered to anyone discovering. */
-const LIVE_STATUSES = ["registered", "ready", "draining"] as const;
 
 export const registryUrl = (links: EntryLinks): string => `${links.baseUrl}/`;
 

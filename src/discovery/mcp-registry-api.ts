@@ -13,18 +13,10 @@ import { isApprovedView } from "./approved-view.js";
 import type { Scope } from "./discovery-api.js";
 import { serverRecord, type ServerResponse } from "./server-record.js";
 import { parseServerName } from "./server-name.js";
-import { encodeServerCursor, type ScanPosition, type ServerQuery } from "./server-query.js";
+import { scanList, type ScanPosition } from "./registry-scan.js";
+import { encodeServerCursor, type ServerQuery } from "./server-query.js";
 
 export type ServerList = { servers: ServerResponse[]; metadata: { count: number; nextCursor?: string } };
-
-const LIVE_STATUSES = ["registered", "ready", "draining"] as const;
-/** The registry's page a scan reads: fixed, so a cursor's page is the same page when read again. */
-const SCAN_PAGE = 100;
-/**
- * The registry pages one request may read. A filter matching few servers would otherwise read
- * the whole fleet in one request; past this the page ends short, with a cursor to go on from.
- */
-const MAX_SCAN_PAGES = 10;
 
 function matches(record: ServerResponse, view: AgentView, query: ServerQuery): boolean {
   if (query.search !== undefined && !record.server.name.toLowerCase().includes(query.search)) return false;
@@ -39,26 +31,13 @@ function page(servers: ServerResponse[], next: ScanPosition | undefined, query: 
   return { servers, metadata };
 }
 
-/** `GET /v0.1/servers`: the view's MCP servers in agent_type order, filtered, `limit` at a time. */
+/** `GET /v0.1/servers`: the view's MCP servers in agent_type order, filtered, `limit` at a time (registry-scan.ts). */
 export async function listServers(scope: Scope, query: ServerQuery): Promise<ServerList> {
-  const servers: ServerResponse[] = [];
-  let { cursor, skip } = query.start;
-  for (let read = 0; read < MAX_SCAN_PAGES; read++) {
-    const reply = await scope.client.list({ kind: "mcp_server", status: [...LIVE_STATUSES], instances_limit: 1, limit: SCAN_PAGE, ...(cursor !== null ? { cursor } : {}) });
-    for (let i = skip; i < reply.agents.length; i++) {
-      const view = reply.agents[i]!;
-      const record = isApprovedView(view) ? serverRecord(view, scope.links.publisher) : null;
-      if (record && matches(record, view, query)) servers.push(record);
-      if (servers.length === query.limit) {
-        const more = i + 1 < reply.agents.length || reply.next_cursor !== null;
-        return page(servers, more ? { cursor, skip: i + 1 } : undefined, query);
-      }
-    }
-    if (reply.next_cursor === null) return page(servers, undefined, query);
-    cursor = reply.next_cursor;
-    skip = 0;
-  }
-  return page(servers, { cursor, skip: 0 }, query);
+  const { items, next } = await scanList(scope, { kind: "mcp_server" }, query.start, query.limit, (view) => {
+    const record = isApprovedView(view) ? serverRecord(view, scope.links.publisher) : null;
+    return record && matches(record, view, query) ? record : null;
+  });
+  return page(items, next, query);
 }
 
 /** The record of a server name in this view; 404 for a name this front did not issue, or one of an agent not here or not an MCP server. */

@@ -10,19 +10,18 @@
  */
 import { createHash } from "node:crypto";
 import { invalidArgument } from "./ard-error.js";
+import { decodeBoundToken, encodeBoundToken, isCount } from "./page-token.js";
+import type { ScanPosition } from "./registry-scan.js";
 
 export const DEFAULT_SERVER_LIMIT = 30;
 export const MAX_SERVER_LIMIT = 100;
 /** server.schema.json: a version is at most 255 characters. */
 const MAX_VERSION_LENGTH = 255;
 const MAX_SEARCH_LENGTH = 200;
-const MAX_CURSOR_LENGTH = 1024;
 const PARAMETERS = ["cursor", "limit", "search", "version", "updated_since"] as const;
 /** RFC 3339 date-time (the spec's `format: date-time`): a date, `T`, a time, and an offset or `Z`. */
 const RFC3339_RE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** Where a page starts: the registry's cursor of a `list` page (null: the first) and how many of its agents were read. */
-export type ScanPosition = { cursor: string | null; skip: number };
 
 export type ServerQuery = {
   limit: number;
@@ -40,23 +39,13 @@ function filterDigest(search: string | undefined, version: string | undefined, u
 }
 
 export function encodeServerCursor(position: ScanPosition, query: Pick<ServerQuery, "search" | "version" | "updatedSince">): string {
-  return Buffer.from(JSON.stringify({ c: position.cursor, s: position.skip, q: filterDigest(query.search, query.version, query.updatedSince) })).toString("base64url");
+  return encodeBoundToken({ c: position.cursor, s: position.skip }, filterDigest(query.search, query.version, query.updatedSince));
 }
 
 function decodeServerCursor(token: string, digest: string): ScanPosition {
-  if (token.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidArgument("cursor is not one this registry issued");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-  } catch {
-    throw invalidArgument("cursor is not one this registry issued");
-  }
-  const { c, s, q } = (parsed ?? {}) as { c?: unknown; s?: unknown; q?: unknown };
-  if ((c !== null && typeof c !== "string") || typeof s !== "number" || !Number.isInteger(s) || s < 0 || typeof q !== "string") {
-    throw invalidArgument("cursor is not one this registry issued");
-  }
-  if (q !== digest) throw invalidArgument("cursor belongs to other filters (search, version or updated_since changed)");
-  return { cursor: c, skip: s };
+  const other = "other filters (search, version or updated_since changed)";
+  const { c, s } = decodeBoundToken(token, digest, "cursor", other, (f) => (f["c"] === null || typeof f["c"] === "string") && isCount(f["s"]));
+  return { cursor: c as string | null, skip: s as number };
 }
 
 function single(params: URLSearchParams, name: string): string | undefined {
