@@ -5,12 +5,12 @@
  */
 import type { AgentIndex } from "./agent-index.js";
 import { invalidRequest } from "../errors.js";
-import { AgentStatus, InstanceStatus, visibleTo } from "../model/model.js";
+import { AgentStatus, InstanceStatus } from "../model/model.js";
 import type { AgentState } from "../model/model.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { AgentKind } from "../../protocol/spec.js";
 import { ofKind } from "./filters.js";
-import { isRoutable } from "../trust/approval-policy.js";
+import { offeredTo } from "./filters.js";
 
 export const DiscoverStatus = { Ready: "ready", Busy: "busy", Unavailable: "unavailable" } as const;
 export type DiscoverStatus = (typeof DiscoverStatus)[keyof typeof DiscoverStatus];
@@ -92,7 +92,7 @@ export function find(index: AgentIndex, query: FindQuery, tenant: string | null)
   for (const t of types) {
     const agent = index.get(t);
     // A spec waiting for (or refused) an operator's approval is not found (approval-policy.ts).
-    if (agent && agent.status !== AgentStatus.Deregistered && visibleTo(agent, tenant) && isRoutable(agent)) out.push(agent);
+    if (agent && agent.status !== AgentStatus.Deregistered && offeredTo(agent, tenant)) out.push(agent);
   }
   return out.sort((a, b) => (a.agent_type < b.agent_type ? -1 : a.agent_type > b.agent_type ? 1 : 0));
 }

@@ -6,7 +6,8 @@
  */
 import type { AgentKind } from "../../protocol/spec.js";
 import type { Capability } from "../spec/spec.js";
-import type { AgentState } from "../model/model.js";
+import { visibleTo, type AgentState } from "../model/model.js";
+import { isRoutable } from "../trust/approval-policy.js";
 
 /** True when no kind is asked for, or the agent is of that kind. */
 export const ofKind = (agent: AgentState, kind: AgentKind | undefined): boolean => kind === undefined || agent.spec.kind === kind;
@@ -16,3 +17,13 @@ export const ofKind = (agent: AgentState, kind: AgentKind | undefined): boolean 
  * capability without annotations (any agent's) says nothing about its side effects.
  */
 export const isReadOnly = (cap: Capability): boolean => cap.annotations?.readOnlyHint === true;
+
+/**
+ * Whether a query may offer the agent to `tenant`: visible to it (shared, or its own), routable
+ * (its spec approved and not withheld: approval-policy.ts), and verified when only verified
+ * providers are asked for (`verified_only`). Every query that lists or picks providers asks
+ * this one question.
+ */
+export function offeredTo(agent: AgentState, tenant: string | null, verifiedOnly?: boolean): boolean {
+  return visibleTo(agent, tenant) && isRoutable(agent) && (verifiedOnly !== true || agent.trust !== undefined);
+}

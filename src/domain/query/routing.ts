@@ -5,10 +5,10 @@
  */
 import type { AgentIndex } from "./agent-index.js";
 import { ErrorCode, RegistryError, invalidRequest } from "../errors.js";
-import { AgentStatus, visibleTo } from "../model/model.js";
+import { AgentStatus } from "../model/model.js";
 import type { AgentState } from "../model/model.js";
 import { MAX_WEIGHT } from "../../protocol/spec.js";
-import { isRoutable } from "../trust/approval-policy.js";
+import { offeredTo } from "./filters.js";
 
 export type RouteRequest = {
   readonly skill?: string;
@@ -60,8 +60,7 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
   const scored: { agent: AgentState; score: number }[] = [];
   for (const agentType of candidateTypes) {
     const agent = index.get(agentType);
-    if (!agent || agent.status !== AgentStatus.Ready || !visibleTo(agent, tenant) || !isRoutable(agent)) continue;
-    if (req.verified_only === true && agent.trust === undefined) continue;
+    if (!agent || agent.status !== AgentStatus.Ready || !offeredTo(agent, tenant, req.verified_only)) continue;
     let raw = 0;
     if (skill !== undefined && index.byCapability(skill).has(agentType)) raw += ROUTE_WEIGHTS.skill;
     for (const tag of tags) if (index.byTag(tag).has(agentType)) raw += ROUTE_WEIGHTS.tag;

@@ -12,7 +12,7 @@ import { AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE } from "../../protocol/ids
 import type { CapabilityEntry } from "../../protocol/messages.js";
 import { agentView, compareProviders, lookupProvider } from "../../domain/query/agent-view.js";
 import { discover, find, type DiscoveredAgent } from "../../domain/query/discovery.js";
-import { isReadOnly, ofKind } from "../../domain/query/filters.js";
+import { isReadOnly, offeredTo, ofKind } from "../../domain/query/filters.js";
 import { ErrorCode, RegistryError, limitExceeded, notFound } from "../../domain/errors.js";
 import {
   capabilitiesQuery,
@@ -260,7 +260,7 @@ export class QueryService {
     const matches: Array<{ agent: AgentState; cap: Capability }> = [];
     for (const type of this.view.providersOf(capability)) {
       const agent = this.view.get(type);
-      if (!agent || !visibleTo(agent, tenant) || agent.status === AgentStatus.Deregistered || !isRoutable(agent)) continue;
+      if (!agent || agent.status === AgentStatus.Deregistered || !offeredTo(agent, tenant)) continue;
       const cap = agent.spec.capabilities.find((c) => c.name === capability);
       if (cap) matches.push({ agent, cap });
     }
@@ -280,10 +280,8 @@ export class QueryService {
         return (
           agent !== undefined &&
           agent.status !== AgentStatus.Deregistered &&
-          visibleTo(agent, tenant) &&
-          isRoutable(agent) &&
-          ofKind(agent, q.kind) &&
-          (q.verified_only !== true || agent.trust !== undefined)
+          offeredTo(agent, tenant, q.verified_only) &&
+          ofKind(agent, q.kind)
         );
       },
       { readOnly: q.read_only },
@@ -301,8 +299,7 @@ export class QueryService {
     const matches: Match[] = [];
     for (const type of view.providersOf(q.capability)) {
       const agent = view.get(type);
-      if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !isRoutable(agent)) continue;
-      if (q.verified_only === true && agent.trust === undefined) continue;
+      if (!agent || !statuses.has(agent.status) || !ofKind(agent, q.kind) || !offeredTo(agent, tenant, q.verified_only)) continue;
       if (q.version !== undefined && !semver.satisfies(agent.spec.version, q.version, { includePrerelease: true })) continue;
       const cap = agent.spec.capabilities.find((c) => c.name === q.capability);
       if (cap && (q.read_only !== true || isReadOnly(cap))) matches.push({ agent, cap });
@@ -314,7 +311,7 @@ export class QueryService {
   private discovered(view: RegistryView, q: DiscoverQuery, tenant: Tenant, after: string | undefined): DiscoveredAgent[] {
     const candidates = q.capability !== undefined ? [...view.providersOf(q.capability)].map((t) => view.get(t)!) : view.all();
     const visible = [...candidates].filter(
-      (a) => a !== undefined && visibleTo(a, tenant) && isRoutable(a) && (after === undefined || a.agent_type > after) && (q.verified_only !== true || a.trust !== undefined),
+      (a) => a !== undefined && (after === undefined || a.agent_type > after) && offeredTo(a, tenant, q.verified_only),
     );
     return discover(visible, q.capability, q.kind);
   }
@@ -402,7 +399,7 @@ export class QueryService {
           const matches: Array<{ agent: AgentState; cap: Capability }> = [];
           for (const type of this.view.providersOf(name)) {
             const agent = this.view.get(type);
-            if (!agent || !visibleTo(agent, tenant) || !statuses.has(agent.status) || !isRoutable(agent)) continue;
+            if (!agent || !statuses.has(agent.status) || !offeredTo(agent, tenant)) continue;
             const cap = agent.spec.capabilities.find((c) => c.name === name);
             if (cap) matches.push({ agent, cap });
           }
