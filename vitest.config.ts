@@ -26,7 +26,7 @@ export default defineConfig({
           name: "fault-memory",
           include: ["test/fault/**/*.test.ts"],
           // Those that set their mode themselves, or do not test liveness.
-          exclude: ["test/fault/heartbeat-race.test.ts", "test/fault/fanout-loss.test.ts", "test/fault/audit-faults.test.ts", "test/fault/write-backlog.test.ts", "test/fault/bucket-full.test.ts", "test/fault/regions-supercluster.test.ts", "test/fault/regions-queries.test.ts", "test/fault/regions-three.test.ts"],
+          exclude: ["test/fault/heartbeat-race.test.ts", "test/fault/fanout-loss.test.ts", "test/fault/audit-faults.test.ts", "test/fault/write-backlog.test.ts", "test/fault/bucket-full.test.ts", "test/fault/regions-supercluster.test.ts", "test/fault/regions-queries.test.ts", "test/fault/regions-three.test.ts", "test/fault/regions-readers.test.ts"],
           env: { REGISTRY_LIVENESS: "memory" },
           globalSetup: sharedPostgres,
           fileParallelism: false,

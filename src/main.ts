@@ -178,7 +178,7 @@ async function runSteps(ctx: steps.StartContext, opened: { useCases: (u: steps.U
   const remote = (useCases.regional.current = await steps.followRegions(ctx, nats));
   opened.regions(remote);
   steps.serveAgentDocuments(ctx, useCases, cardSigner);
-  serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision });
+  serveUi(ctx, nats, (revision, ms) => useCases.feed.waitForRevision(revision, ms), { agents: () => view.all(), now: () => clock.now(), evictorHolder: () => useCases.lease.holder, revision: () => view.revision }, remote);
   await steps.awaitSchemaWorkers(ctx, schemas);
   await steps.startFanout(ctx, useCases);
   await steps.applyRegistryFile(ctx, useCases, registryFile);

@@ -360,6 +360,9 @@ type CloudEvent struct {
 	Subject         string          `json:"subject"`
 	DataContentType string          `json:"datacontenttype"`
 	Data            json.RawMessage `json:"data"`
+	// Region is the event's home region (v1.2, regional mode only); across regions an event is
+	// known by Region and ID together.
+	Region string `json:"region,omitempty"`
 	// Seq is the stream sequence, set by history.
 	Seq uint64 `json:"seq,omitempty"`
 }

@@ -7,7 +7,7 @@
  * an event carrying it is stored with every U+0000 removed from its strings and keys, and the
  * row says so (`nul_stripped`), rather than failing the batch and stopping the mirror forever.
  */
-import { EventType } from "../protocol/events.js";
+import { EventType, eventKey } from "../protocol/events.js";
 
 /** Events of no tenant (shared agents, fleet alerts) are null; this marks events no tenant view may see. */
 export const HIDDEN_TENANT = "*";
@@ -116,5 +116,8 @@ export function toRow(seq: number, text: string, book: TenantBook): EventRow {
     // Alerts are about the fleet and shared; anything else is not an event of ours.
     tenant = HIDDEN_TENANT;
   }
-  return { seq, eventId: str(e["id"]), type, subject, agentType, capability, tenant, time, eventJson: JSON.stringify(e), nulStripped: stripped };
+  // Keyed by region and id (regional mode): each region's ids start at 1, and a global stream holds them all.
+  const id = str(e["id"]);
+  const eventId = id === null ? null : eventKey({ id, region: str(e["region"]) ?? undefined });
+  return { seq, eventId, type, subject, agentType, capability, tenant, time, eventJson: JSON.stringify(e), nulStripped: stripped };
 }

@@ -32,6 +32,19 @@ export function storeNames(c: StoreSettings): { bucket: string; eventsStream: st
   return { bucket: regionBucket(c.bucket, c.region), eventsStream: regionEventsStream(c.eventsStream, c.region) };
 }
 
+/** The stream in `region` holding every region's events on their usual subjects (sourced from each region's stream). */
+export const globalEventsStream = (eventsStream: string, region: string): string => `${eventsStream}_all_in_${region}`;
+
+/**
+ * The stream a reader of events on their usual subjects follows (the web page, the audit mirror
+ * beside the registry): the configured one, or in regional mode the region's global stream, as
+ * the region's own stream stores its events under `_region.<region>.` subjects, and an operator
+ * watching a region wants every region's events, each carrying its `region`.
+ */
+export function eventsReadStream(c: StoreSettings): string {
+  return c.region === undefined ? c.eventsStream : globalEventsStream(c.eventsStream, c.region);
+}
+
 /** The other regions of the supercluster, in the order configured. */
 export function peerRegions({ region, regions = [] }: RegionSettings): string[] {
   return regions.filter((r) => r !== region);

@@ -152,7 +152,24 @@ export type CloudEvent<T extends string = string, D = unknown> = {
   subject: string;
   datacontenttype: "application/json";
   data: D;
+  /**
+   * v1.2, regional mode only: the home region of the replica that stored the event (a CloudEvents
+   * extension attribute). Ids are store revisions, unique within a region, so across regions an
+   * event is known by its region and id together (`eventKey`).
+   */
+  region?: string;
 };
+
+/**
+ * What tells one stored event from every other, across regions too: the id, qualified by the
+ * region when the event has one. Each region's revisions start at 1, so two regions store events
+ * with the same id; their stream messages carry this as Nats-Msg-Id, because a stream that sources
+ * both (a region's global stream) drops a second message with an id it has seen, and the audit
+ * mirror keeps one row per key.
+ */
+export function eventKey(e: { id: string; region?: string | undefined }): string {
+  return e.region === undefined ? e.id : `${e.region}.${e.id}`;
+}
 
 export type AgentRegisteredEvent = CloudEvent<"registry.agent.registered", RegisteredData>;
 export type AgentDeregisteredEvent = CloudEvent<"registry.agent.deregistered", DeregisteredData>;

@@ -124,20 +124,26 @@ describe.runIf(canControlNatsServers() && serverSupportsRegions())("regions: the
     } finally {
       clearInterval(beat);
     }
-    // Every event of eu's stream is in us's global stream exactly once. Event ids are revisions,
-    // unique in their home region only, so an event is known by its id, subject and time.
+    // Every event of both regions' streams is in both global streams exactly once, and nothing
+    // else is: a region's event ids must not collide with another's, or a global stream, which
+    // drops a second message with the same Nats-Msg-Id, would lose one of them.
     const identity = (subject: string, e: { id: unknown; time: unknown }) => `${subject}|${String(e.id)}|${String(e.time)}`;
-    await waitFor(
-      async () => {
-        const home = (await readStoredEvents(inEu.nc, `${config.eventsStream}_eu`)).map((e) => identity(e.subject.slice("_region.eu.".length), e.event));
-        const global = (await readStoredEvents(inUs.nc, globalEventsStream(config.eventsStream, "us"))).map((e) => identity(e.subject, e.event));
-        const fromEu = global.filter((id) => home.includes(id));
-        const missing = home.filter((id) => !fromEu.includes(id));
-        const twice = fromEu.length - new Set(fromEu).size;
-        if (missing.length > 0 || twice > 0) throw new Error(`${home.length} events in eu, ${missing.length} missing from us's global stream, ${twice} there twice`);
-        return home.length > 0;
-      },
-      { timeoutMs: SOURCE_RETRY_MS, intervalMs: 500, message: "eu's events once each in us's global stream" },
-    );
+    const homeEvents = async (region: "eu" | "us", c: RawClient) =>
+      (await readStoredEvents(c.nc, `${config.eventsStream}_${region}`)).map((e) => identity(e.subject.slice(`_region.${region}.`.length), e.event));
+    for (const [region, c] of [["eu", inEu], ["us", inUs]] as const) {
+      await waitFor(
+        async () => {
+          const home = [...(await homeEvents("eu", inEu)), ...(await homeEvents("us", inUs))];
+          const global = (await readStoredEvents(c.nc, globalEventsStream(config.eventsStream, region))).map((e) => identity(e.subject, e.event));
+          const missing = home.filter((id) => !global.includes(id));
+          const twice = global.length - new Set(global).size;
+          if (missing.length > 0 || twice > 0 || global.length !== home.length) {
+            throw new Error(`${home.length} events in eu and us, ${global.length} in ${region}'s global stream: ${missing.length} missing, ${twice} there twice`);
+          }
+          return home.length > 0;
+        },
+        { timeoutMs: SOURCE_RETRY_MS, intervalMs: 500, message: `every region's events once each in ${region}'s global stream` },
+      );
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The REGISTRY_EVENTS stream: created if missing (settings checked if present), events
- * published with their id as the JetStream message id (the stream drops a second copy within
+ * published with their id (region-qualified in regional mode: `eventKey`) as the JetStream message id (the stream drops a second copy within
  * its duplicate window), and the last stored event's position read back, so a replica that
  * takes over knows where the previous publisher stopped.
  */
@@ -9,6 +9,7 @@ import { jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType, 
 import { AckedPublisher } from "./acked-publisher.js";
 import { inRegion, regionEventSubjects, regionStoredSubject } from "./region-streams.js";
 import type { CloudEvent } from "../../domain/view/events.js";
+import { eventKey } from "../../protocol/events.js";
 import type { Subjects } from "../../protocol/subjects.js";
 
 export const REVISION_HEADER = "Registry-Revision";
@@ -80,15 +81,17 @@ export class EventStream {
    * events, and kv/js publish()'s per-call timers were promoted garbage (acked-publisher.ts).
    */
   async publish(subject: string, event: CloudEvent, position: EventPosition | null, expectLastId?: string): Promise<{ duplicate: boolean; seq: number }> {
+    const region = this.settings.region;
+    const stored = region === undefined ? event : { ...event, region };
     const h = headers();
-    h.set(MSG_ID_HEADER, event.id);
-    if (expectLastId !== undefined) h.set(EXPECTED_LAST_MSG_ID_HEADER, expectLastId);
+    h.set(MSG_ID_HEADER, eventKey(stored));
+    if (expectLastId !== undefined) h.set(EXPECTED_LAST_MSG_ID_HEADER, eventKey({ id: expectLastId, region }));
     if (position) {
       h.set(REVISION_HEADER, String(position.revision));
       h.set(EVENT_INDEX_HEADER, String(position.index));
     }
-    const stored = this.settings.region === undefined ? subject : regionStoredSubject(this.settings.region, subject);
-    return this.publisher.publish(stored, encoder.encode(JSON.stringify(event)), h);
+    const at = region === undefined ? subject : regionStoredSubject(region, subject);
+    return this.publisher.publish(at, encoder.encode(JSON.stringify(stored)), h);
   }
 
   /** Position of the newest stored event that came from the store (alerts carry none); null when none. */

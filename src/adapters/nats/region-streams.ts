@@ -8,6 +8,7 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, jetstreamManager, type Placement, type Republish } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import semver from "semver";
+import { globalEventsStream } from "../../config/region.js";
 
 /** Subject transforms on stream sources (what the global view is built from) came in 2.10. */
 export const REGIONS_MIN_SERVER_VERSION = "2.10.0";
@@ -52,8 +53,7 @@ export function regionEventSubjects(region: string, prefix: string, storedEvents
   };
 }
 
-/** The stream in `region` holding every region's events on their usual subjects. */
-export const globalEventsStream = (eventsStream: string, region: string): string => `${eventsStream}_all_in_${region}`;
+export { globalEventsStream };
 
 export type GlobalEventsSettings = { eventsStream: string; region: string; regions: readonly string[]; prefix: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number };
 

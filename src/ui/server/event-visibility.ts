@@ -22,6 +22,11 @@
  * An event can arrive before this replica's view applied the change that caused it (another
  * replica published it): one whose `revision` is ahead of the view waits for the view first,
  * up to VIEW_WAIT_MS, then is decided on what the view holds.
+ *
+ * In regional mode the page reads the region's global stream, every region's events: an event
+ * of another region (its `region` attribute) is decided on this replica's read-only view of that
+ * region, whose revisions are that region's; one of a region this replica does not follow is
+ * left out, as an agent type the view does not hold.
  */
 import { scopeVisibleTo, visibleTo, type AgentState } from "../../domain/model/model.js";
 import { EventType } from "../../protocol/events.js";
@@ -36,6 +41,12 @@ export type PageFleet = {
 /** Resolves once the view applied `revision` or `timeoutMs` passed, whichever first. */
 export type ViewWait = (revision: number, timeoutMs: number) => Promise<unknown>;
 
+/** A region's fleet as this replica follows it, and how to wait for that region's revisions. */
+export type RegionFleet = { readonly fleet: PageFleet; readonly waitForView: ViewWait };
+
+/** Another region's fleet by name (regional mode); undefined for a region not followed. */
+export type OtherRegions = { readonly home: string; fleetOf(region: string): RegionFleet | undefined };
+
 /** How long one event may wait for the view to apply its revision. */
 export const VIEW_WAIT_MS = 1000;
 
@@ -48,40 +59,58 @@ const APPROVAL_EVENTS: ReadonlySet<unknown> = new Set([EventType.AgentPending, E
 type Fields = Record<string, unknown>;
 
 export class EventVisibility {
+  private readonly home: RegionFleet;
+
   constructor(
-    private readonly fleet: PageFleet,
-    private readonly waitForView: ViewWait,
-  ) {}
+    fleet: PageFleet,
+    waitForView: ViewWait,
+    private readonly others?: OtherRegions,
+  ) {
+    this.home = { fleet, waitForView };
+  }
 
   /** The event as the page may see it (providers it may not see removed), or null when the page may not see it at all. */
   async shown(event: Fields): Promise<Fields | null> {
+    const judge = this.fleetFor(event);
+    if (judge === undefined) return null;
     const revision = dataOf(event)?.["revision"];
-    if (typeof revision === "number" && revision > this.fleet.revision) await this.waitForView(revision, VIEW_WAIT_MS);
-    return this.shownNow(event);
+    if (typeof revision === "number" && revision > judge.fleet.revision) await judge.waitForView(revision, VIEW_WAIT_MS);
+    return shownIn(judge.fleet, event);
   }
 
   /** The same decision on the view as it is (heartbeats carry no revision to wait for). */
   shownNow(event: Fields): Fields | null {
-    const data = dataOf(event);
-    if (data === undefined || APPROVAL_EVENTS.has(event["type"])) return event;
-    const agentType = data["agent_type"];
-    if (typeof agentType === "string") {
-      const scope = data["tenant_scope"];
-      if (!this.visible(agentType) || (typeof scope === "string" && !scopeVisibleTo(scope, PAGE_TENANT))) return null;
-      return withVisibleProviders(event, data, (t) => this.visible(t));
-    }
-    const capability = data["capability"];
-    if (typeof capability === "string") {
-      if (![...this.fleet.providersOf(capability)].some((t) => this.visible(t))) return null;
-      return withVisibleProviders(event, data, (t) => this.visible(t));
-    }
-    return event;
+    const judge = this.fleetFor(event);
+    return judge === undefined ? null : shownIn(judge.fleet, event);
   }
 
-  private visible(agentType: string): boolean {
-    const agent = this.fleet.get(agentType);
-    return agent !== undefined && visibleTo(agent, PAGE_TENANT);
+  /** The fleet that decides an event: its home region's, as this replica follows it. */
+  private fleetFor(event: Fields): RegionFleet | undefined {
+    const region = event["region"];
+    if (typeof region !== "string" || this.others === undefined || region === this.others.home) return this.home;
+    return this.others.fleetOf(region);
   }
+}
+
+function shownIn(fleet: PageFleet, event: Fields): Fields | null {
+  const data = dataOf(event);
+  if (data === undefined || APPROVAL_EVENTS.has(event["type"])) return event;
+  const visible = (agentType: string): boolean => {
+    const agent = fleet.get(agentType);
+    return agent !== undefined && visibleTo(agent, PAGE_TENANT);
+  };
+  const agentType = data["agent_type"];
+  if (typeof agentType === "string") {
+    const scope = data["tenant_scope"];
+    if (!visible(agentType) || (typeof scope === "string" && !scopeVisibleTo(scope, PAGE_TENANT))) return null;
+    return withVisibleProviders(event, data, visible);
+  }
+  const capability = data["capability"];
+  if (typeof capability === "string") {
+    if (![...fleet.providersOf(capability)].some(visible)) return null;
+    return withVisibleProviders(event, data, visible);
+  }
+  return event;
 }
 
 function dataOf(event: Fields): Fields | undefined {

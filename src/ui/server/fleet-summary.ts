@@ -24,7 +24,8 @@ export type FleetState = {
   revision?(): number;
 };
 
-export type SummarySettings = { nc: NatsConnection; prefix: string; stream: string; missedHeartbeats: number; timeoutMs: number; state: FleetState };
+/** `alerts`: where the replica's self-preservation alerts are stored (the subject is regional in regional mode). */
+export type SummarySettings = { nc: NatsConnection; prefix: string; alerts: { stream: string; subject: string }; missedHeartbeats: number; timeoutMs: number; state: FleetState };
 
 const MIN_AGE_MS = 1000;
 const PACE = 5000;
@@ -89,7 +90,7 @@ async function count(state: FleetState): Promise<Pick<FleetSummary, "instances" 
 async function lastSelfPreservation(s: SummarySettings): Promise<FleetSummary["self_preservation"]> {
   try {
     const jsm = await jetstreamManager(s.nc, { timeout: s.timeoutMs });
-    const m = await jsm.streams.getMessage(s.stream, { last_by_subj: `${s.prefix}.alert.self_preservation` });
+    const m = await jsm.streams.getMessage(s.alerts.stream, { last_by_subj: s.alerts.subject });
     // No alert ever stored (getMessage answers null for "no message found"): eviction was never paused.
     if (m === null) return { active: false, since: "", overdue: 0, live: 0 };
     const e = m.json<{ time?: unknown; data?: { active?: unknown; overdue?: unknown; live?: unknown } }>();

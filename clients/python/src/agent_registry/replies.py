@@ -329,6 +329,8 @@ class CloudEvent(Reply):
     subject: str
     datacontenttype: str = "application/json"
     data: dict[str, Any] = Field(default_factory=dict)
+    # v1.2, regional mode: the home region; across regions an event is known by region and id.
+    region: str | None = None
 
 
 class HistoryEvent(CloudEvent):

@@ -71,4 +71,26 @@ describe("the page's event visibility", () => {
     expect(visibility.shownNow({ type: "registry.agent.registered", data: { agent_type: "open", tenant_scope: "acme" } })).toBeNull();
     expect(visibility.shownNow({ type: "registry.agent.status_changed", data: { agent_type: "hidden", from: "registered", to: "ready" } })).toBeNull();
   });
+
+  it("decides another region's event on this replica's view of that region, waiting for that region's revision", async () => {
+    const usView = new RegistryView();
+    const usWaits: number[] = [];
+    usView.apply({ key: agentKey("remote"), revision: 7, operation: "PUT", created: 0, value: encodeRecord({ kind: "agent", spec: makeSpec({ agent_type: "remote" }), registered_at: 0, updated_at: 0 }) });
+    const regional = new EventVisibility(view, async (r) => void waits.push(r), {
+      home: "eu",
+      fleetOf: (region) => (region === "us" ? { fleet: usView, waitForView: async (r) => void usWaits.push(r) } : undefined),
+    });
+    const about = (agentType: string, region: string | undefined, at: number) => ({ type: "registry.agent.status_changed", region, data: { agent_type: agentType, revision: at } });
+    // us's agent, known to the view of us only; its revision is us's, ahead of nothing there.
+    expect(await regional.shown(about("remote", "us", 7))).not.toBeNull();
+    expect(await regional.shown(about("remote", "eu", 1))).toBeNull();
+    // Ahead of the view of us: waits on us's revisions, never the home view's.
+    await regional.shown(about("remote", "us", 9));
+    expect(usWaits).toEqual([9]);
+    expect(waits).toEqual([]);
+    // Home events (and events with no region) are decided on the home view; an unknown region's are left out.
+    expect(regional.shownNow(about("open", "eu", 1))).not.toBeNull();
+    expect(regional.shownNow(about("open", undefined, 1))).not.toBeNull();
+    expect(regional.shownNow(about("open", "ap", 1))).toBeNull();
+  });
 });
