@@ -17,7 +17,12 @@ import { capabilityCount, capabilityName, type FleetShape } from "../lib/specs.j
 import { withStack } from "../lib/stack.js";
 import { Recorder, round } from "../lib/stats.js";
 
-const TARGET_RATIO = 2;
+/**
+ * Issue 42's target: MCP against the bare HTTP front forwarding the same lookup, not against a
+ * lookup over NATS. Issue 17 measured any HTTP front on this machine at 2.25-2.55 x a NATS lookup,
+ * so the old target (2 x the NATS lookup) judged HTTP itself; this one judges what MCP adds.
+ */
+const TARGET_RATIO = 1.5;
 
 export const mcpScenario: Scenario = {
   name: "mcp",
@@ -27,7 +32,7 @@ export const mcpScenario: Scenario = {
     "200 agent types, 4 capabilities each, 3 providers per capability. From the runner, one request in flight: " +
     "`tools/call capability_lookup` POSTed as JSON-RPC to `agent-registry mcp --http-port` (stateless, JSON responses, a kept-alive " +
     "connection), the same call in one session of a second front started with `--http-sessions`, the same lookup through a bare " +
-    "HTTP front with no MCP (an HTTP POST, RegistryClient.lookup, the reply as JSON: the floor of any front), and as the baseline " +
+    "HTTP front with no MCP (an HTTP POST, RegistryClient.lookup, the reply as JSON: the floor of any front, and the baseline), and " +
     "`RegistryClient.lookup` for the same random capabilities straight over NATS, in alternating rounds. Every answer is checked to name providers.",
   async run(ctx: Context): Promise<ScenarioResult> {
     const shape: FleetShape = { types: ctx.quick ? 30 : 200, capsPerType: 4, providersPerCap: 3 };
@@ -146,14 +151,14 @@ export const mcpScenario: Scenario = {
         const ss = sessioned.summary();
         const ds = direct.summary();
         const fs = floor.summary();
-        const p50Ratio = hs.p50 / ds.p50;
-        const sessionRatio = ss.p50 / ds.p50;
+        const p50Ratio = hs.p50 / fs.p50;
+        const sessionRatio = ss.p50 / fs.p50;
         return {
           rows: [
             {
               measure: "capability_lookup over MCP HTTP, p50",
               figure: `${hs.p50.toFixed(3)} ms (${ratio(p50Ratio)} baseline)`,
-              baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
+              baseline: `${fs.p50.toFixed(3)} ms the same lookup through a bare HTTP front (no MCP)`,
               target: `<= ${TARGET_RATIO} x baseline`,
               pass: p50Ratio <= TARGET_RATIO,
             },
@@ -161,14 +166,14 @@ export const mcpScenario: Scenario = {
               // Informative: whether the per-request server of stateless mode is what costs.
               measure: "capability_lookup over MCP HTTP in a session, p50",
               figure: `${ss.p50.toFixed(3)} ms (${ratio(sessionRatio)} baseline)`,
-              baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
+              baseline: `${fs.p50.toFixed(3)} ms through the bare HTTP front`,
               target: "",
               pass: null,
             },
             {
               // Informative: what any front over the NATS API costs before MCP adds its share.
               measure: "the same lookup through a bare HTTP front (no MCP), p50",
-              figure: `${fs.p50.toFixed(3)} ms (${ratio(fs.p50 / ds.p50)} baseline)`,
+              figure: `${fs.p50.toFixed(3)} ms (${ratio(fs.p50 / ds.p50)} the NATS lookup)`,
               baseline: `${ds.p50.toFixed(3)} ms lookup over NATS (RegistryClient)`,
               target: "",
               pass: null,

@@ -8,11 +8,11 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { redactUrl } from "../kit/log-redaction.js";
 import type { Logger } from "../kit/logger.js";
 import { refusal, type HttpGuardOptions } from "./http-guard.js";
+import { statelessExchange } from "./stateless-exchange.js";
 import { rpcError as rpcErrorWithCode, type McpSessions } from "./http-sessions.js";
 
 export const MCP_PATH = "/mcp";
@@ -56,14 +56,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: McpHtt
   if (req.method !== "POST") return rpcError(res, 405, `method ${req.method} not allowed: this endpoint is stateless, POST only`, { allow: "POST" });
   const body = await readJson(req, res);
   if (body === undefined) return;
-  const server = options.newServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body.value);
+  await statelessExchange(options.newServer(), req, res, body.value);
 }
 
 /** Largest request body read, as the SDK's own default: a tool call's arguments, a delegated payload. */
