@@ -105,7 +105,7 @@ for (const scenario of chosen) {
   }
   const seconds = Math.round((Date.now() - t0) / 1000);
   const loadAverage = { before: round2(loadBefore), after: round2(loadavg()[0]!) };
-  records.push({ scenario: scenario.name, title: scenario.title, method: scenario.method, quick, at: new Date(t0).toISOString(), seconds, loadAverage, rows: result?.rows ?? [], notes: result?.notes, details: result?.details ?? {}, error });
+  records.push({ scenario: scenario.name, title: scenario.title, method: scenario.method, quick, at: new Date(t0).toISOString(), seconds, loadAverage, rows: result?.rows ?? [], notes: result?.notes, details: result?.details ?? {}, error, skipped: result?.skipped, natsServer: env.versions.natsServer });
   for (const row of result?.rows ?? []) log(`${row.measure}: ${row.figure} [target ${row.target}] ${verdict(row.pass)}`);
 }
 
@@ -114,7 +114,7 @@ function round2(v: number): number {
 }
 
 const rows = records.flatMap((r) =>
-  r.error ? [[r.scenario, "BROKEN", r.error.split("\n")[0] ?? "", "", "", "FAIL"]] : r.rows.map((row) => [r.scenario, row.measure, row.figure, row.baseline, row.target, verdict(row.pass)]),
+  r.error ? [[r.scenario, "BROKEN", r.error.split("\n")[0] ?? "", "", "", "FAIL"]] : r.skipped ? [[r.scenario, "SKIPPED", r.skipped, "", "", "SKIP"]] : r.rows.map((row) => [r.scenario, row.measure, row.figure, row.baseline, row.target, verdict(row.pass)]),
 );
 process.stdout.write(`\n${textTable(["scenario", "measure", "figure", "baseline", "target", "result"], rows)}\n`);
 const written = writeResults(records, { ...env, nodeFlags: [...nodeFlags] }, quick, refLabel);

@@ -25,6 +25,10 @@ export type RunRecord = {
   notes?: string[];
   details: Record<string, unknown>;
   error?: string | undefined;
+  /** Why the scenario did not run here, in one line (its last figures are kept). */
+  skipped?: string | undefined;
+  /** The nats-server version the figures come from (the run's; older records lack it). */
+  natsServer?: string | undefined;
 };
 
 export type Environment = { machine: Machine; versions: { node: string; natsServer: string; agentRegistry: string }; nodeFlags?: string[] };
@@ -50,8 +54,8 @@ export function writeResults(records: RunRecord[], environment: Environment, qui
   const file = join(RESULTS_DIR, "latest.json");
   const previous: Results | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Results) : null;
   const merged: Results = { environment, scenarios: { ...(previous?.scenarios ?? {}) } };
-  // A broken run does not erase the last good figures of its scenario.
-  for (const r of records) if (!r.error || !merged.scenarios[r.scenario]) merged.scenarios[r.scenario] = r;
+  // A broken or skipped run does not erase the last good figures of its scenario.
+  for (const r of records) if ((!r.error && !r.skipped) || !merged.scenarios[r.scenario]) merged.scenarios[r.scenario] = r;
   writeFileSync(file, JSON.stringify(merged, null, 2) + "\n");
   writeFileSync(DOC, renderDoc(merged, existsSync(DOC) ? readFileSync(DOC, "utf8") : ""));
   return [file, DOC];
@@ -65,7 +69,9 @@ export function renderDoc(results: Results, previousDoc: string): string {
   const rows = runs.flatMap((r) =>
     r.error
       ? [[r.title, "broken: " + (r.error.split("\n")[0] ?? ""), "", "", "FAIL", reproduce(r.scenario)]]
-      : r.rows.map((row) => [row.measure, row.figure, row.target, row.baseline, verdict(row.pass), reproduce(r.scenario)]),
+      : r.skipped
+        ? [[r.title, r.skipped, "", "", "SKIP", reproduce(r.scenario)]]
+        : r.rows.map((row) => [row.measure, row.figure, row.target, row.baseline, verdict(row.pass), reproduce(r.scenario)]),
   );
   const findings = keptFindings(previousDoc);
   return [
@@ -113,7 +119,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
       r.method,
       "",
       ...(r.notes ?? []).map((n) => `- ${n}`),
-      `- run ${r.at.slice(0, 16).replace("T", " ")} UTC, ${r.seconds} s${r.loadAverage ? `, load average ${r.loadAverage.before} -> ${r.loadAverage.after} on ${m.cores} cores` : ""}; reproduce: ${reproduce(r.scenario)}`,
+      `- run ${r.at.slice(0, 16).replace("T", " ")} UTC, ${r.seconds} s${r.natsServer ? `, nats-server ${r.natsServer}` : ""}${r.loadAverage ? `, load average ${r.loadAverage.before} -> ${r.loadAverage.after} on ${m.cores} cores` : ""}; reproduce: ${reproduce(r.scenario)}`,
       "",
     ]),
     "## Findings, profiles and fixes",

@@ -10,8 +10,12 @@ export type Row = {
   pass: boolean | null;
 };
 
-/** `notes` are short lines for docs/performance.md; `details` go to latest.json only. */
-export type ScenarioResult = { rows: Row[]; notes?: string[]; details: Record<string, unknown> };
+/**
+ * `notes` are short lines for docs/performance.md; `details` go to latest.json only. `skipped`
+ * says in one line why a scenario could not run here (a server too old for it): the report
+ * shows the line, and a full run's results keep the scenario's last figures.
+ */
+export type ScenarioResult = { rows: Row[]; notes?: string[]; details: Record<string, unknown>; skipped?: string };
 
 export type Context = {
   readonly quick: boolean;

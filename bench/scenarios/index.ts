@@ -10,7 +10,8 @@ import { lookupScalingScenario } from "./lookup-scaling.js";
 import { lookupScenario } from "./lookup.js";
 import { mcpScenario } from "./mcp.js";
 import { peersScenario } from "./peers.js";
+import { regionsScenario } from "./regions.js";
 import { registrationScenario } from "./registration.js";
 import { registryV2Scenario } from "./registry-v2.js";
 
-export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, discoveryScenario, clientsScenario, auditScenario, fleetScenario, fleet1mScenario, peersScenario];
+export const SCENARIOS: Scenario[] = [lookupScenario, lookupScalingScenario, registrationScenario, registryV2Scenario, coldStartScenario, mcpScenario, discoveryScenario, clientsScenario, auditScenario, fleetScenario, fleet1mScenario, regionsScenario, peersScenario];

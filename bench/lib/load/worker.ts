@@ -14,6 +14,7 @@ import { enc, replyError, requestOk } from "./requests.js";
 import { seedBucket } from "./seed.js";
 import { kvWriteBaseline } from "./kv-baseline.js";
 import { bucketSequence, readBucketBare } from "./bucket.js";
+import { regionCommands } from "./regions.js";
 
 type Args = Record<string, any>;
 
@@ -157,9 +158,12 @@ const commands: Record<string, (a: Args) => Promise<unknown> | unknown> = {
   readBucketBare: (a) => readBucketBare(conn(), a["bucket"] ?? "agent-registry"),
   kvWriteBaseline: (a) => kvWriteBaseline(conn(), { bucket: a["bucket"], keys: a["keys"], ratePerSec: a["ratePerSec"], durationMs: a["durationMs"] }),
   seedBucket: (a) => seedBucket(conn(), a["bucket"] ?? "agent-registry", a["shape"], a["instancesPerType"], a["intervalMs"]),
+  /** The regions benchmark's commands (bench/lib/load/regions.ts): a second connection to another region. */
+  ...regionCommands(conn),
 
   async close() {
     fleet?.close();
+    await commands["regionsClose"]?.({});
     await nc?.drain();
     nc = null;
   },
