@@ -95,7 +95,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "## Machine and versions",
     "",
     `- machine: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGb} GB memory, ${m.platform}${m.kernel ? ` (kernel ${m.kernel})` : ""}`,
-    `- node ${v.node}, nats-server ${v.natsServer}, agent-registry ${v.agentRegistry}`,
+    `- node ${v.node}, nats-server ${v.natsServer} in the latest run (a scenario's run line names the server its own figures come from), agent-registry ${v.agentRegistry}`,
     `- the registry runs as \`npm start\` runs it: compiled JavaScript (src/ built into bench/.build) on node with the`,
     `  service's node flags (${(results.environment.nodeFlags ?? []).map((f) => `\`${f}\``).join(" ") || "none"}, src/node-flags.ts), default configuration; the`,
     "  load process and the baseline responder run through tsx",

@@ -52,7 +52,8 @@ function params(quick: boolean): Params {
     shape: { types: Math.max(1, Math.round(instances / instancesPerType)), capsPerType: 4, providersPerCap: 3 },
     instancesPerType,
     intervalMs: quick ? 1_000 : 30_000,
-    partitionMs: quick ? 8_000 : PARTITION_MS,
+    // BENCH_REGIONS_PARTITION_MS tries another partition length (convergence waits on the server's retry schedule).
+    partitionMs: Number(process.env["BENCH_REGIONS_PARTITION_MS"] ?? (quick ? 8_000 : PARTITION_MS)),
     churnPerSec: 20,
     // fleet-1m's settings for large fleets (heartbeats held in memory); quick runs shorten the bounds.
     env: { REGISTRY_LIVENESS: "memory", REGISTRY_TENANT_MAX_BYTES: "0", ...(quick ? { REGISTRY_MIN_HEARTBEAT_INTERVAL_MS: "100", REGISTRY_REMOTE_STALE_MS: "2000" } : {}) },
