@@ -147,6 +147,10 @@ async function partition(ctx: Context, stack: RegionsStack, p: Params): Promise<
   const gatewaysMs = Date.now() - healAt;
   const [seen, caught] = [await Promise.all(views), await Promise.all(mirrors)];
   ctx.check(seen.every((t) => t !== null), "a region's view did not converge within 10 minutes of the heal");
+  // The views agree on what each region wrote during the partition: its agents' instance counts.
+  const churnTypes = Array.from({ length: 10 }, (_, k) => `xr-churn-${k}`);
+  const differ = await Promise.all(stack.sites.map((s) => s.load.call<unknown[]>("regionsCompare", { agentTypes: churnTypes, region: s.name })));
+  ctx.check(differ.every((d) => d.length === 0), `after converging, a region's view of the other differs from the other's own: ${JSON.stringify(differ)}`);
   const heartbeats = await Promise.all(stack.sites.map((s) => s.load.call<Window>("endWindow")));
   for (const s of stack.sites) await s.load.call("stopHeartbeats");
   const evictions = (await Promise.all(regs.map((r) => r.metrics()))).reduce((sum, m) => sum + metricValue(m, "agent_registry_evictions_total"), 0);
@@ -212,7 +216,8 @@ export const regionsScenario: Scenario = {
     "every instance heartbeating every 30 s in its region; after one interval the gateway proxies cut the WAN for 60 s, during which " +
     "each region registers 20 new instances a second and, last, a marker agent. From the heal, each region's view of the other has " +
     "converged when its lookup (scope global) lists the other's marker unmarked stale; the figure is the later of the two. The bucket " +
-    "mirrors reaching the home buckets' last sequence at the heal are the floor beside it.",
+    "mirrors reaching the home buckets' last sequence at the heal are the floor beside it. Once converged, each region's own lookup " +
+    "and the other region's global one must give the same ready instances for every agent type registered during the partition.",
   async run(ctx: Context): Promise<ScenarioResult> {
     const version = await natsVersion();
     const plain = semver.coerce(version)?.version;
@@ -236,6 +241,7 @@ export const regionsScenario: Scenario = {
           `the acknowledgements the samples start from: registration reply p50 ${prop.result.registryAckMs.p50} ms (p99 ${prop.result.registryAckMs.p99} ms), bare publish ack p50 ${prop.result.bareAckMs.p50} ms (p99 ${prop.result.bareAckMs.p99} ms)`,
           `set-up: the first crossing of each region's mirror took ${prop.firstFollowMs.map((ms) => `${fmt(ms)} ms`).join(" and ")} (a mirror made before its source waits for the server's retry); seeding the buckets ${part.seedSeconds.map((s) => `${s} s`).join(" and ")}`,
           `during the partition: ${part.churn.map((c, i) => `${NAMES[i]} registered ${fmt(c.sent)} instances`).join(", ")}; each listed the other's agents stale; at the heal the mirrors were ${part.backlog.map((b) => fmt(b)).join(" and ")} messages behind (eu's bucket in us, us's in eu)`,
+          "after converging, each region's own lookup and the other's global one gave the same ready instances for each of the 10 agent types registered during the partition",
           `heartbeats over the partition: ${part.heartbeats.map((h, i) => `${NAMES[i]} ${fmt(h.answered)} of ${fmt(h.sent)} answered, ${h.errors} errors`).join("; ")}`,
         ],
         details: { natsServer: version, params: p, propagation: prop, partition: part },

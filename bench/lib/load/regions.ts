@@ -87,6 +87,24 @@ export class RegionsLoad {
   }
 
   /**
+   * The ready instances of each agent type in this region's own answer (scope local) and in the
+   * peer region's view of this region (scope global, this region's entry): the pairs that differ.
+   */
+  async compareViews(a: { agentTypes: string[]; region: string }): Promise<Array<{ agentType: string; home: number | null; peer: number | null }>> {
+    const ready = async (nc: NatsConnection, agentType: string, scope: string): Promise<number | null> => {
+      const msg = await nc.request(SUBJ.query("lookup"), enc.encode(JSON.stringify({ capability: `${agentType}.probe`, scope })), { timeout: 10_000 });
+      const body = msg.json<{ providers?: Array<{ agent_type: string; region?: string; ready_instances?: number }> }>();
+      return body.providers?.find((x) => x.agent_type === agentType && x.region === a.region)?.ready_instances ?? null;
+    };
+    const differ = [];
+    for (const agentType of a.agentTypes) {
+      const [home, peer] = [await ready(this.home(), agentType, "local"), await ready(this.peer().nc, agentType, "global")];
+      if (home !== peer || home === null) differ.push({ agentType, home, peer });
+    }
+    return differ;
+  }
+
+  /**
    * Polls the peer region until its registry lists the probe agent of `region`, unmarked stale
    * when `fresh`; resolves to the wall-clock time it did (the runner's clock too), or null.
    */
@@ -206,6 +224,7 @@ export function regionCommands(home: () => NatsConnection): Record<string, (a: R
     regionsPeer: (a) => r.connectPeer(a["url"]),
     regionsClose: () => r.close(),
     regionsRegister: (a) => r.register(a["agentType"]),
+    regionsCompare: (a) => r.compareViews({ agentTypes: a["agentTypes"], region: a["region"] }),
     regionsSeen: (a) => r.seenInPeer(a["agentType"], a["region"]),
     regionsVisible: (a) => r.visibleInPeer({ agentType: a["agentType"], region: a["region"], fresh: a["fresh"] ?? true, timeoutMs: a["timeoutMs"], intervalMs: a["intervalMs"] ?? 20 }),
     regionsBareStreams: (a) => r.bareStreams({ home: a["home"], peer: a["peer"] }),
