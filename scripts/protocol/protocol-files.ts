@@ -55,6 +55,8 @@ const MESSAGES: ReadonlyArray<readonly [string, z.ZodType, string]> = [
   ["approve.request", messages.approveMessage, "registry.approval.approve.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
   ["reject.request", messages.rejectMessage, "registry.approval.reject.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
   ["pending.request", messages.pendingQuery, "registry.approval.pending: the body (v1.2, operators only; docs/trust.md)"],
+  ["trust-set.request", messages.trustSetMessage, "registry.trust.set.<tenant>: the body (v1.2, operators only; docs/trust.md)"],
+  ["trust-delete.request", messages.trustDeleteMessage, "registry.trust.delete.<tenant>: the body (v1.2, operators only; docs/trust.md)"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

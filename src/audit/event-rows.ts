@@ -113,7 +113,9 @@ export function toRow(seq: number, text: string, book: TenantBook): EventRow {
     tenant = capabilityTenant(data["providers"], book, subject);
     book.capabilities.set(subject, tenant);
   } else if (type === null || !type.startsWith("registry.alert.")) {
-    // Alerts are about the fleet and shared; anything else is not an event of ours.
+    // Alerts are about the fleet and shared; anything else is not an event of ours, or (a
+    // tenant's trust roots changed in the bucket, v1.2) the operators' own: mirrored, and
+    // read back only by a history that is not a tenant's.
     tenant = HIDDEN_TENANT;
   }
   // Keyed by region and id (regional mode): each region's ids start at 1, and a global stream holds them all.

@@ -28,6 +28,7 @@ import { routeCommand } from "./commands/route.js";
 import { sbomCommand } from "./commands/sbom.js";
 import { schemaCommand } from "./commands/schema.js";
 import { searchCommand } from "./commands/search.js";
+import { trustCommand } from "./commands/trust.js";
 import { toolspecCommand } from "./commands/toolspec.js";
 import { validateCommand } from "./commands/validate.js";
 import { watchCommand } from "./commands/watch.js";
@@ -51,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   pendingCommand,
   approveCommand,
   rejectCommand,
+  trustCommand,
   watchCommand,
   historyCommand,
   validateCommand,

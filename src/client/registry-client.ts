@@ -16,6 +16,9 @@ import type {
   PendingReply,
   PendingRequest,
   RejectRequest,
+  TrustDeleteRequest,
+  TrustRootsReply,
+  TrustSetRequest,
   CardReply,
   CardRequest,
   CheckReply,
@@ -373,6 +376,23 @@ export class RegistryClient {
   async pending(req: PendingRequest = {}, opts: QueryOptions = {}): Promise<PendingReply> {
     const body = opts.minRevision !== undefined ? { ...req, min_revision: opts.minRevision } : req;
     return this.request(this.subjects.pending, body, opts.timeoutMs);
+  }
+
+  // ---- a tenant's trust roots in the bucket (v1.2, docs/trust.md): operators only ----
+
+  /** Sets (or replaces) a tenant's trust roots in the bucket: inline keys only; `revision` makes it a compare-and-set (0: none stored). */
+  async setTrustRoots(tenant: string, req: TrustSetRequest, opts: { timeoutMs?: number } = {}): Promise<TrustRootsReply> {
+    return this.request(this.subjects.trustSet(token("tenant", tenant, TENANT_RE)), req, opts.timeoutMs);
+  }
+
+  /** A tenant's trust roots as the bucket holds them, and where the roots in force come from (`file` wins). */
+  async getTrustRoots(tenant: string, opts: { timeoutMs?: number } = {}): Promise<TrustRootsReply> {
+    return this.request(this.subjects.trustGet(token("tenant", tenant, TENANT_RE)), {}, opts.timeoutMs);
+  }
+
+  /** Deletes a tenant's trust roots from the bucket (404 when none are stored). */
+  async deleteTrustRoots(tenant: string, req: TrustDeleteRequest = {}, opts: { timeoutMs?: number } = {}): Promise<TrustRootsReply> {
+    return this.request(this.subjects.trustDelete(token("tenant", tenant, TENANT_RE)), req, opts.timeoutMs);
   }
 
   // ---- writes ----

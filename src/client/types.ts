@@ -26,6 +26,8 @@ export type {
   AgentRejectedEvent,
   AgentTrustChangedEvent,
   TrustChangedData,
+  TrustRootsChangedData,
+  TrustRootsChangedEvent,
   TrustStateName,
   ApprovalData,
   AgentHeartbeatEvent,

@@ -3,6 +3,7 @@
  * Objects are loose where the protocol allows extra fields (forward compatibility for
  * clients written against a newer protocol) and the spec itself is validated separately.
  */
+import { bucketTenantTrust } from "./trust/bucket-trust.js";
 import { z } from "zod";
 import { MAX_LIST_AGENT_TYPES, MAX_PAGE_LIMIT, QUERY_SCOPES } from "../protocol/messages.js";
 import { invalidRequest, type ErrorIssue } from "./errors.js";
@@ -209,6 +210,18 @@ export const pendingQuery = z.object({
   min_revision: minRevision,
 });
 export type PendingQuery = z.infer<typeof pendingQuery>;
+
+/** v1.2, docs/trust.md "Trust roots in the bucket": the store revision of the tenant's entry the operator expects (0: none stored yet). */
+const expectedTrustRevision = z.number().int().min(0).optional();
+
+/** The body of `registry.trust.set.<tenant>`: the tenant's entry as the trust file writes one, inline keys only. */
+export const trustSetMessage = z.object({ trust: bucketTenantTrust, by: decidedBy.optional(), revision: expectedTrustRevision });
+export type TrustSetMessage = z.infer<typeof trustSetMessage>;
+/** The body of `registry.trust.delete.<tenant>`. */
+export const trustDeleteMessage = z.object({ by: decidedBy.optional(), revision: expectedTrustRevision });
+export type TrustDeleteMessage = z.infer<typeof trustDeleteMessage>;
+/** The body of `registry.trust.get.<tenant>`: nothing to say. */
+export const trustGetMessage = z.object({});
 
 /**
  * Parses a wire message with its zod schema; failures are `invalid_request`. Unknown fields are

@@ -23,6 +23,11 @@ export const EventType = {
   AgentRejected: "registry.agent.rejected",
   /** v1.2: the stored spec's verification changed without a new spec: trust roots reloaded, or a key's validity ended (docs/trust.md). */
   AgentTrustChanged: "registry.agent.trust_changed",
+  /**
+   * v1.2: an operator set, replaced or deleted a tenant's trust roots in the bucket
+   * (`registry.trust.set.<tenant>`, docs/trust.md); subject `<prefix>.trust.roots_changed.<tenant>`.
+   */
+  TrustRootsChanged: "registry.trust.roots_changed",
   /** Core NATS only, never stored. */
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
@@ -119,6 +124,21 @@ export type TrustChangedData = {
   reason: string;
   revision: number;
 };
+/**
+ * v1.2: the trust roots the bucket holds for `tenant` were set (or replaced) or deleted: the
+ * entry's mode, approval policy and key ids as now stored (null and empty once deleted), who the
+ * operator's request named, and the revision of the write. A tenant the trust file names keeps
+ * the file's roots whatever the bucket holds (docs/trust.md).
+ */
+export type TrustRootsChangedData = {
+  tenant: string;
+  change: "set" | "deleted";
+  mode: "off" | "verify-if-present" | "require" | null;
+  approval: "auto" | "manual" | null;
+  kids: string[];
+  by: string | null;
+  revision: number;
+};
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
 /** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
 export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
@@ -135,6 +155,7 @@ export type EventData = {
   "registry.agent.approved": ApprovalData;
   "registry.agent.rejected": ApprovalData;
   "registry.agent.trust_changed": TrustChangedData;
+  "registry.trust.roots_changed": TrustRootsChangedData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
   "registry.alert.audit_gap": AuditGapData;
@@ -181,6 +202,7 @@ export type AgentPendingEvent = CloudEvent<"registry.agent.pending", ApprovalDat
 export type AgentApprovedEvent = CloudEvent<"registry.agent.approved", ApprovalData>;
 export type AgentRejectedEvent = CloudEvent<"registry.agent.rejected", ApprovalData>;
 export type AgentTrustChangedEvent = CloudEvent<"registry.agent.trust_changed", TrustChangedData>;
+export type TrustRootsChangedEvent = CloudEvent<"registry.trust.roots_changed", TrustRootsChangedData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;

@@ -247,6 +247,34 @@ export type ApprovalReply = { agent_type: string; version: string; tenant_scope:
 export type PendingRequest = QueryBody & { tenant?: string | null; state?: "pending" | "rejected"; limit?: number; cursor?: string | null };
 export type PendingReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 
+/**
+ * v1.2: `registry.trust.set.<tenant>` (operators only, docs/trust.md "Trust roots in the bucket"):
+ * the tenant's entry as the trust file writes one (mode, approval, inline `jwks`, signers; no
+ * `jwks_file` nor `jwks_url`), who sets it, and the revision of the stored entry it replaces (0:
+ * none), so two operators never overwrite each other unseen.
+ */
+export type TrustSetRequest = { trust: TenantTrustEntry; by?: string; revision?: number };
+export type TrustDeleteRequest = { by?: string; revision?: number };
+/** A tenant's entry as the trust file and the bucket write it. */
+export type TenantTrustEntry = {
+  mode?: "off" | "verify-if-present" | "require";
+  approval?: "auto" | "manual";
+  jwks?: { keys: Array<Record<string, unknown>> };
+  signers?: Array<{ kid: string; publisher: string; agent_types: string[]; not_before?: string; not_after?: string }>;
+};
+/**
+ * The reply of the three trust ops: the entry the bucket holds for the tenant (null: none, or
+ * deleted) at `revision` (null: none), and where the tenant's roots in force come from on the
+ * replica that answered (`file` wins over the bucket for a tenant the trust file names).
+ */
+export type TrustRootsReply = {
+  tenant: string;
+  trust: TenantTrustEntry | null;
+  by: string | null;
+  revision: number | null;
+  in_force: "file" | "bucket" | "none";
+};
+
 /** `schemas: false` leaves the input and output schemas out (a much smaller projection). */
 export type CapabilitiesRequest = { status?: AgentStatus[]; schemas?: boolean } & PageRequest;
 export type CapabilityEntry = {

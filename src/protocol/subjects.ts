@@ -42,6 +42,14 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     approve: (agentType: string) => `${prefix}.approval.approve.${agentType}`,
     reject: (agentType: string) => `${prefix}.approval.reject.${agentType}`,
     pending: `${prefix}.approval.pending`,
+    /**
+     * v1.2, operators only (docs/trust.md, "Trust roots in the bucket"): `registry.trust.set.<tenant>`,
+     * `registry.trust.get.<tenant>` and `registry.trust.delete.<tenant>`. Never under
+     * `registry.tenant.<tenant>.`, where a tenant's coordinators may publish.
+     */
+    trustSet: (tenant: string) => `${prefix}.trust.set.${tenant}`,
+    trustGet: (tenant: string) => `${prefix}.trust.get.${tenant}`,
+    trustDelete: (tenant: string) => `${prefix}.trust.delete.${tenant}`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
     query: (op: QueryOp | MirrorOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
     /** Event subjects: `registry.agent.registered.<agent_type>`, `registry.capability.changed.<capability>`. */
@@ -58,7 +66,7 @@ export function subjects(prefix = DEFAULT_PREFIX) {
      */
     replicaHeard: `${prefix}._replica.heard`,
     /** Every event, stored or not (heartbeats are core NATS only). */
-    allEvents: [`${prefix}.agent.>`, `${prefix}.capability.>`, `${prefix}.alert.>`],
+    allEvents: [`${prefix}.agent.>`, `${prefix}.capability.>`, `${prefix}.alert.>`, `${prefix}.trust.roots_changed.>`],
   };
 }
 

@@ -17,6 +17,7 @@ import type { SchemaRegistrar } from "../service/registration/schema-registrar.j
 import type { QueryService } from "../service/queries/queries.js";
 import type { Approvals } from "../service/registration/approvals.js";
 import type { TrustGate } from "../service/registration/trust-gate.js";
+import type { BucketTrustOps } from "../service/registration/bucket-trust-ops.js";
 import type { TrustRejudge } from "../service/registration/trust-rejudge.js";
 import type { EvictorLease } from "../service/liveness/evictor-lease.js";
 import type { Evictor } from "../service/liveness/evictor.js";
@@ -74,6 +75,8 @@ export type UseCases = {
   evictor: Evictor;
   lease: EvictorLease;
   fileWarnings: FileWarnings;
+  /** v1.2: the operator's ops on the tenants' trust roots in the bucket (docs/trust.md). */
+  bucketTrust: BucketTrustOps;
   /** v1.2: the trust roots in force for registration, and the re-judgement of stored specs when they change (docs/trust.md). */
   trust: { gate: TrustGate; rejudge: TrustRejudge };
   /** REGISTRY_LIVENESS=memory: tells the other replicas which heartbeats this one answered from memory. */

@@ -8,6 +8,7 @@
  */
 import { watchFile, type WatchedFile } from "../adapters/file/watched-file.js";
 import { readTrustFile, type TrustSource } from "../adapters/file/trust-file.js";
+import { followBucketTrust } from "./trust-bucket.js";
 import { nextGrantBoundary } from "../service/registration/trust-rejudge.js";
 import type { StartContext, UseCases } from "./context.js";
 import type { JwksUrlCache } from "../adapters/http/jwks-url-cache.js";
@@ -103,7 +104,8 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, ur
       watchAll(current.sources);
     } else watches = [watchFile(path, () => void reload())];
   }
-  // The specs stored before these roots (the file may have changed while the registry was down) are judged now.
-  await rejudge("start");
+  // The bucket's roots join the file's; the specs stored before these roots (the file or the
+  // bucket may have changed while the registry was down) are judged now.
+  await followBucketTrust(ctx, trust.gate, rejudge).then(() => rejudge("start"));
   scheduleRefresh();
 }

@@ -20,6 +20,7 @@ import type { StoreWriter } from "../domain/ports.js";
 import { HeardFanout, natsHeardBus } from "../service/liveness/heard-fanout.js";
 import { byteBudgetsOf } from "../domain/lifecycle/byte-budgets.js";
 import { TrustGate } from "../service/registration/trust-gate.js";
+import { BucketTrustOps } from "../service/registration/bucket-trust-ops.js";
 import { TrustRejudge } from "../service/registration/trust-rejudge.js";
 import { Approvals } from "../service/registration/approvals.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
@@ -86,7 +87,8 @@ export function buildUseCases(
     fanout?.reconnected();
     viewFeed.restart("reconnected");
   });
-  return { feed: viewFeed, registrar, schemas, queries, approvals, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge }, regional };
+  const bucketTrust = new BucketTrustOps({ store, clock, gate: trustGate });
+  return { feed: viewFeed, registrar, schemas, queries, approvals, bucketTrust, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge }, regional };
 }
 
 function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {

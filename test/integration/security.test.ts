@@ -235,6 +235,27 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices")]) await expectPublishRefused(registry, registrySeen, subject, S.query("lookup"));
   });
 
+  it("lets only operators set, read and delete a tenant's trust roots in the bucket (v1.2): agents, tenants' agents, coordinators and the registry's own user are refused", async () => {
+    const ops = [S.trustSet("acme"), S.trustGet("acme"), S.trustDelete("acme")];
+    const operator = await connectAs("operator", "_INBOX_operator");
+    for (const subject of ops) {
+      const reply = await operator.nc.request(subject, "{}", { timeout: 2_000 });
+      expect(reply.json()).toEqual({ ok: true, subject });
+    }
+    const acmeAgent = await connectAs("agent-acme-invoices", "_INBOX_acme-invoices");
+    const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
+    const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
+    const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
+    for (const subject of ops) {
+      await expectPublishRefused(acmeAgent, registrySeen, subject, S.register("acme-invoices", "acme"));
+      await expectPublishRefused(agent, registrySeen, subject, S.register("code-reviewer"));
+      await expectPublishRefused(coordinator, registrySeen, subject, S.query("lookup"));
+      await expectPublishRefused(acme, registrySeen, subject, S.query("lookup", "acme"));
+      // The registry answers these ops; its own user may not send them (its web page sets nothing).
+      await expectPublishRefused(registry, registrySeen, subject, S.query("lookup"));
+    }
+  });
+
   it("confines a tenant coordinator to its tenant's subjects", async () => {
     const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
     const reply = await acme.nc.request(S.query("lookup", "acme"), "{}", { timeout: 2_000 });

@@ -22,6 +22,8 @@ import type { Registrar } from "../../service/registration/registrar.js";
 import type { SchemaRegistrar } from "../../service/registration/schema-registrar.js";
 import { approveMessage, pendingQuery, rejectMessage, schemaPutMessage } from "../../domain/messages.js";
 import type { Approvals } from "../../service/registration/approvals.js";
+import type { BucketTrustOps } from "../../service/registration/bucket-trust-ops.js";
+import { trustDeleteMessage, trustGetMessage, trustSetMessage } from "../../domain/messages.js";
 import type { QueryService } from "../../service/queries/queries.js";
 import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
@@ -39,6 +41,8 @@ export type EndpointDeps = {
   queries: QueryService;
   /** v1.2: `registry.approval.*`, the approval gate's operator ops (docs/trust.md). */
   approvals?: Approvals;
+  /** v1.2: `registry.trust.{set,get,delete}.<tenant>`, the tenants' trust roots in the bucket (docs/trust.md). */
+  bucketTrust?: BucketTrustOps;
   log: Logger;
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
   observe?: (endpoint: string, outcome: string, seconds: number) => void;
@@ -145,6 +149,29 @@ function addOperatorEndpoints(deps: EndpointDeps, add: Add): void {
     });
     add("approval_pending", `${prefix}.approval.pending`, async (_tokens, body) => approvals.pending(parseMessage(pendingQuery, body, "pending")));
   }
+  if (deps.bucketTrust) addTrustEndpoints(deps, deps.bucketTrust, add);
+}
+
+/** v1.2 (docs/trust.md, "Trust roots in the bucket"): operators only, by NATS permissions (deploy/nats/auth.conf). */
+function addTrustEndpoints(deps: EndpointDeps, ops: BucketTrustOps, add: Add): void {
+  const { prefix } = deps;
+  add("trust_set", `${prefix}.trust.set.*`, async ([, , tenant], body) => {
+    checkToken("tenant", tenant, TENANT_RE);
+    const msg = parseMessage(trustSetMessage, body, "trust set");
+    deps.log.info({ tenant, by: msg.by, revision: msg.revision, mode: msg.trust.mode }, "trust roots set requested (operator)");
+    return ops.set(tenant!, msg);
+  });
+  add("trust_get", `${prefix}.trust.get.*`, async ([, , tenant], body) => {
+    checkToken("tenant", tenant, TENANT_RE);
+    parseMessage(trustGetMessage, body, "trust get");
+    return ops.get(tenant!);
+  });
+  add("trust_delete", `${prefix}.trust.delete.*`, async ([, , tenant], body) => {
+    checkToken("tenant", tenant, TENANT_RE);
+    const msg = parseMessage(trustDeleteMessage, body, "trust delete");
+    deps.log.info({ tenant, by: msg.by, revision: msg.revision }, "trust roots delete requested (operator)");
+    return ops.delete(tenant!, msg);
+  });
 }
 
 /** Every query op, shared and per tenant; lookups may be answered from their bytes (the lookup cache). */

@@ -61,6 +61,13 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
       paint = d.state === "verified" ? c.green : d.state === "withheld" ? c.red : c.yellow;
       break;
     }
+    case "registry.trust.roots_changed": {
+      const d = event.data;
+      detail = d.change === "deleted" ? `trust roots deleted from the bucket` : `trust roots set: mode ${d.mode}, approval ${d.approval}, keys ${d.kids.join(",") || "none"}`;
+      detail += d.by === null ? "" : ` by ${d.by}`;
+      paint = c.cyan;
+      break;
+    }
     case "registry.agent.heartbeat":
       detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
       break;

@@ -45,7 +45,7 @@ const signerGrant = z.object({
   not_after: isoInstant.optional(),
 });
 
-const tenantTrust = z
+export const tenantTrust = z
   .object({
     /** Absent: off, so a tenant named only for its approval policy verifies nothing. */
     mode: z.enum([TrustMode.Off, TrustMode.VerifyIfPresent, TrustMode.Require]).default(TrustMode.Off),

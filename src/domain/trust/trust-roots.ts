@@ -68,6 +68,23 @@ export class TrustRoots {
     return intervals.length === 0 ? undefined : Math.min(...intervals);
   }
 
+  /** Whether the document these roots were read from names the tenant (the trust file's floor, docs/trust.md). */
+  names(tenant: string): boolean {
+    return this.tenants.has(tenant);
+  }
+
+  /**
+   * These roots (the trust file's) with the tenants the bucket holds (bucket-trust.ts) added: a
+   * tenant the file names keeps the file's entry whatever the bucket holds for it, so what the
+   * operator wrote on disk is a floor that no request over NATS can lower.
+   */
+  withBucket(bucket: ReadonlyMap<string, TenantTrust>): TrustRoots {
+    if (bucket.size === 0) return this;
+    const tenants = new Map(bucket);
+    for (const [tenant, trust] of this.tenants) tenants.set(tenant, trust);
+    return new TrustRoots(tenants, this.shared);
+  }
+
   /** Whether any tenant verifies at all: if none, registration skips every trust step. */
   get enabled(): boolean {
     if (this.shared !== undefined && this.shared.mode !== TrustMode.Off) return true;
@@ -82,6 +99,11 @@ export async function trustRootsOf(doc: TrustDocument, readJwks: JwksReader, fet
   for (const [tenant, t] of Object.entries(doc.tenants)) tenants.set(tenant, await tenantTrustOf(t, `tenants.${tenant}`, readJwks, fetchJwks));
   const shared = doc.shared === undefined ? undefined : await tenantTrustOf(doc.shared, "shared", readJwks, fetchJwks);
   return new TrustRoots(tenants, shared);
+}
+
+/** A tenant's entry from the bucket (bucket-trust.ts: inline keys only). Throws an Error naming what is wrong. */
+export function bucketTenantTrustOf(t: TenantTrustDocument, where: string): Promise<TenantTrust> {
+  return tenantTrustOf(t, where, () => Promise.reject(new Error(`${where}: keys are inline only`)));
 }
 
 async function tenantTrustOf(t: TenantTrustDocument, where: string, readJwks: JwksReader, fetchJwks?: JwksFetcher): Promise<TenantTrust> {

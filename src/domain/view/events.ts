@@ -29,7 +29,8 @@ type DerivedType =
   | "registry.agent.pending"
   | "registry.agent.approved"
   | "registry.agent.rejected"
-  | "registry.agent.trust_changed";
+  | "registry.agent.trust_changed"
+  | "registry.trust.roots_changed";
 
 /** A derived event before it gets its envelope; `subject` is the agent_type or capability. */
 export type DerivedEvent = { [T in DerivedType]: { type: T; subject: string; data: EventData[T] } }[DerivedType];

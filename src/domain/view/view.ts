@@ -36,6 +36,8 @@ import { newInstanceState, updateInstanceState } from "./instance-state.js";
 import { deregisteredEvent, registeredEvent, statusChangedEvent } from "./instance-events.js";
 import { InstanceChanges, type InstanceChangeSummary } from "./instance-changes.js";
 import { isSubjectClaimKey, SubjectClaimBook } from "../model/subject-claims.js";
+import { TrustRootsBook } from "./trust-roots-book.js";
+import { isTrustRootsKey } from "../trust/bucket-trust.js";
 import { InstanceTally } from "./instance-tally.js";
 import { DependentsIndex } from "../graph/dependents-index.js";
 import { dependencyChanges, watchDependencies } from "./dependency-events.js";
@@ -106,6 +108,8 @@ export class RegistryView {
   private readonly changes = new InstanceChanges();
   /** Which agent type owns which nats_subject (the `_registry.subjects.*` keys). */
   readonly claims = new SubjectClaimBook();
+  /** v1.2: the tenants' trust roots the bucket holds (`_registry.trust.*`, docs/trust.md). */
+  readonly trustRoots = new TrustRootsBook();
   /** Live instances of known agent types by status, for the gauges (no pass over the fleet). */
   private readonly tally = new InstanceTally();
   /**
@@ -303,6 +307,7 @@ export class RegistryView {
     this.orphanTombstones.clear();
     this.index.clear();
     this.claims.clear();
+    this.trustRoots.clear();
     this.tally.clear();
     this.bytes.clear();
     this.retained.clear();
@@ -389,6 +394,7 @@ export class RegistryView {
     if (key.kind === "agent") events = this.applyAgent(key.agentType, entry);
     else if (key.kind === "instance") events = this.applyInstance(key.agentType, key.instanceId, entry);
     else if (key.kind === "reserved" && isSubjectClaimKey(entry.key)) this.claims.apply(entry);
+    else if (key.kind === "reserved" && isTrustRootsKey(entry.key)) events = this.trustRoots.apply(entry, (problem) => this.reportUnreadable(entry.key, entry.revision, problem));
     else if (key.kind === "schema") {
       const problem = this.namedSchemas.apply(key.name, key.version, entry);
       if (problem !== undefined) this.reportUnreadable(entry.key, entry.revision, problem);

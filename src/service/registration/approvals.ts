@@ -92,7 +92,7 @@ export class Approvals {
   }
 }
 
-function storeError(e: unknown): unknown {
+export function storeError(e: unknown): unknown {
   if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
   if (e instanceof StoreFullError) return new RegistryError(ErrorCode.Unavailable, "the registry's store is full; nothing was written", { cause: e });
   return e;

@@ -12,7 +12,7 @@ import { presentedSignatures, type SignedDocument } from "../../domain/trust/pre
 import { TrustMode } from "../../domain/trust/trust-document.js";
 import type { ApprovalPolicy } from "../../domain/trust/approval-policy.js";
 import { trustRefusal } from "../../domain/trust/trust-refusal.js";
-import type { TrustRoots } from "../../domain/trust/trust-roots.js";
+import type { TenantTrust, TrustRoots } from "../../domain/trust/trust-roots.js";
 import { verifySignatures, type Attestation } from "../../domain/trust/verify-signatures.js";
 import { evidenceOf, type SignedEvidence } from "../../domain/trust/signed-evidence.js";
 
@@ -30,16 +30,33 @@ export type Presented = { readonly document: SignedDocument | null } | { readonl
 export type Judgement = { readonly trust: Attestation; readonly signed: SignedEvidence } | undefined;
 
 export class TrustGate {
-  constructor(private current: TrustRoots) {}
+  private current: TrustRoots;
+  private bucket: ReadonlyMap<string, TenantTrust> = new Map();
 
-  /** The trust roots in force: the last good ones read (trust-reload.ts replaces them). */
+  constructor(private file: TrustRoots) {
+    this.current = file;
+  }
+
+  /** The trust roots in force: the trust file's last good ones, with the bucket's tenants the file does not name. */
   get roots(): TrustRoots {
     return this.current;
   }
 
+  /** The trust file's roots alone (the floor: a tenant they name is not taken from the bucket). */
+  get fileRoots(): TrustRoots {
+    return this.file;
+  }
+
   /** v1.2: new trust roots, read again after the trust file changed; registrations from now on are judged by them. */
   replace(roots: TrustRoots): void {
-    this.current = roots;
+    this.file = roots;
+    this.current = roots.withBucket(this.bucket);
+  }
+
+  /** v1.2: the tenants' trust roots the bucket holds now (start/trust-bucket.ts), merged under the file's. */
+  replaceBucket(bucket: ReadonlyMap<string, TenantTrust>): void {
+    this.bucket = bucket;
+    this.current = this.file.withBucket(bucket);
   }
 
   /** v1.2: the approval policy a registration of this tenant (null: shared) is stored under (approval-policy.ts). */

@@ -19,6 +19,7 @@ import type { StoreReader, StoreEntry, StoreHistory, StoreWatch } from "../../do
 import type { RegistryView } from "../../domain/view/view.js";
 import type { StoreEvent } from "../../domain/view/events.js";
 import { parseKey } from "../../domain/model/records.js";
+import { isTrustRootsKey } from "../../domain/trust/bucket-trust.js";
 import { isSubjectClaimKey } from "../../domain/model/subject-claims.js";
 import type { Logger } from "../../kit/logger.js";
 import { guardedInterval } from "../../kit/guarded.js";
@@ -253,7 +254,7 @@ export class ViewFeed {
     const view = this.deps.view;
     try {
       const key = parseKey(entry.key);
-      if (key.kind === "reserved" && !isSubjectClaimKey(entry.key)) {
+      if (key.kind === "reserved" && !isSubjectClaimKey(entry.key) && !isTrustRootsKey(entry.key)) {
         view.noteRevision(entry.revision);
         this.deps.onReserved(entry);
       } else {

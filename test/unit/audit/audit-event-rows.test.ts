@@ -35,6 +35,11 @@ describe("toRow", () => {
     expect(toRow(4, event("registry.agent.approved", "shared-bot", { tenant_scope: null, state: "approved", by: "alice", reason: null }), book).tenant).toBeNull();
   });
 
+  it("keeps a tenant's trust roots event (v1.2) for operators: mirrored, hidden from the tenant's own history", () => {
+    const row = toRow(1, event("registry.trust.roots_changed", "acme", { tenant: "acme", change: "set", mode: "require", approval: "auto", kids: ["k1"], by: "alice", revision: 3 }), new TenantBook());
+    expect(row).toMatchObject({ type: "registry.trust.roots_changed", subject: "acme", agentType: null, capability: null, tenant: HIDDEN_TENANT });
+  });
+
   it("hides the events of an agent type whose registration it never saw", () => {
     expect(toRow(1, event("registry.agent.deregistered", "unknown", {}), new TenantBook()).tenant).toBe(HIDDEN_TENANT);
   });

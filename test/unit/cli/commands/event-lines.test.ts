@@ -64,6 +64,11 @@ const SAMPLES: { [T in EventType]: { subject: string; data: EventData[T]; says: 
     data: { agent_type: "acme-summarizer", version: "1.0.0", tenant_scope: "acme", previous_state: "verified", state: "withheld", kid: "acme-2026", publisher: "Acme Corp", reason: "unknown_key", revision: 21 },
     says: ["1.0.0", "verified -> withheld (unknown_key, key acme-2026)"],
   },
+  "registry.trust.roots_changed": {
+    subject: "acme",
+    data: { tenant: "acme", change: "set", mode: "require", approval: "auto", kids: ["acme-2026"], by: "alice", revision: 22 },
+    says: ["trust roots set: mode require, approval auto, keys acme-2026 by alice"],
+  },
   "registry.agent.heartbeat": {
     subject: "summarizer",
     data: { agent_type: "summarizer", instance_id: "i1", status: "ready", active_tasks: 2 },
