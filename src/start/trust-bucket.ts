@@ -21,10 +21,9 @@ export async function followBucketTrust(ctx: StartContext, gate: TrustGate, reju
   async function build(): Promise<Map<string, TenantTrust>> {
     const tenants = new Map<string, TenantTrust>();
     for (const [tenant, { record, revision }] of [...book.all()]) {
-      if (gate.fileRoots.names(tenant)) {
-        log.warn({ tenant, revision }, "trust roots in the bucket not applied: the trust file names this tenant, and the file wins");
-        continue;
-      }
+      // Kept all the same: the gate puts the file's entry first (TrustRoots.withBucket), and the
+      // bucket's applies again, with no change of its own, once the file stops naming the tenant.
+      if (gate.fileRoots.names(tenant)) log.warn({ tenant, revision }, "trust roots in the bucket not applied: the trust file names this tenant, and the file wins");
       try {
         tenants.set(tenant, await bucketTenantTrustOf(record.trust, `_registry.trust.${tenant}`));
       } catch (err) {

@@ -132,6 +132,28 @@ describe("a tenant's trust roots in the bucket, on two replicas", () => {
     expect(trustChanges.at(-1)).toMatchObject({ agent_type: "globex-summarizer", previous_state: "verified", state: "unverified", reason: "mode_off" });
   });
 
+  it("the file wins for a tenant it comes to name, and the bucket's entry applies again once it stops", { timeout: 60_000 }, async () => {
+    const set = await c.request("trust.set.initech", { trust: entry(k1, { signers: [{ kid: k1.kid, publisher: "Initech", agent_types: ["initech-*"] }] }), revision: 0 });
+    expect(set.ok, JSON.stringify(set.body)).toBe(true);
+    const inForce = async () => (await c.request("trust.get.initech")).body.in_force;
+    await waitFor(async () => (await inForce()) === "bucket");
+    writeFileSync(join(dir, "trust.json"), JSON.stringify({ tenants: { acme: { approval: "auto" }, initech: { approval: "manual" } } }));
+    await waitFor(async () => (await inForce()) === "file", { timeoutMs: 20_000, message: "the file's entry for initech did not win" });
+    await waitFor(() => replicas.every((r) => r.logs.some((l) => l.msg === "trust roots reloaded")), { timeoutMs: 20_000 });
+    // Unsigned is stored (the file's initech verifies nothing), and waits for approval.
+    const unsigned = await c.request("tenant.initech.register.initech-bot", { spec: spec("initech-bot", { tenant_scope: "initech" }) });
+    expect(unsigned.body).toMatchObject({ approval: { state: "pending" } });
+    // A change of another tenant's entry meanwhile makes every replica read the bucket again while the file names initech.
+    expect((await c.request("trust.set.hooli", { trust: { approval: "manual" } })).ok).toBe(true);
+    await allFollow("hooli's set");
+    writeFileSync(join(dir, "trust.json"), JSON.stringify({ tenants: { acme: { approval: "auto" } } }));
+    await waitFor(async () => (await inForce()) === "bucket", { timeoutMs: 20_000, message: "the bucket's entry for initech did not apply again" });
+    // The bucket's roots require signatures again: the stored unsigned spec is withheld.
+    await waitFor(async () => (await c.request("tenant.initech.get", { agent_type: "initech-bot" })).body.agent?.trust?.lapse?.state === "withheld", { timeoutMs: 20_000 });
+    expect((await c.request("trust.delete.initech", {})).ok).toBe(true);
+    expect((await c.request("trust.delete.hooli", {})).ok).toBe(true);
+  });
+
   it("refuses bad bodies with structured errors and stores nothing", { timeout: 60_000 }, async () => {
     const refusals: Array<[unknown, string, RegExp]> = [
       [{ trust: { ...entry(k1), jwks_file: "/etc/passwd" } }, "trust.jwks_file", /never taken from the bucket/],
