@@ -8,10 +8,11 @@
  */
 import { bucketTenantTrustOf, type TenantTrust } from "../domain/trust/trust-roots.js";
 import type { TrustGate } from "../service/registration/trust-gate.js";
+import type { ViewFeed } from "../service/view/view-feed.js";
 import type { StartContext } from "./context.js";
 
 /** Follows the bucket's entries from now on, after applying those the view holds (before the start's judgement). */
-export async function followBucketTrust(ctx: StartContext, gate: TrustGate, rejudge: (reason: string) => Promise<unknown>): Promise<void> {
+export async function followBucketTrust(ctx: StartContext, feed: Pick<ViewFeed, "whenLoaded">, gate: TrustGate, rejudge: (reason: string) => Promise<unknown>): Promise<void> {
   const log = ctx.root.child({ component: "trust" });
   const book = ctx.view.trustRoots;
   let running: Promise<void> | null = null;
@@ -43,6 +44,10 @@ export async function followBucketTrust(ctx: StartContext, gate: TrustGate, reju
     const run = async (): Promise<void> => {
       do {
         again = false;
+        // While the view reloads (the store's history went backwards) it holds part of the
+        // bucket: roots built then would judge specs by entries not read yet.
+        await feed.whenLoaded();
+        if (closed) return;
         gate.replaceBucket(await build());
         log.info({ tenants: [...book.all().keys()] }, "trust roots in the bucket changed; trust roots replaced");
         await rejudge("trust roots in the bucket changed");

@@ -16,7 +16,7 @@ import type { JwksUrlCache } from "../adapters/http/jwks-url-cache.js";
 /** setTimeout holds at most about 24.8 days; a later boundary is waited for in steps. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, urls: JwksUrlCache): Promise<void> {
+export async function watchTrustRoots(ctx: StartContext, { trust, feed }: UseCases, urls: JwksUrlCache): Promise<void> {
   const log = ctx.root.child({ component: "trust" });
   const path = ctx.config.trustFile;
   let boundary: NodeJS.Timeout | null = null;
@@ -106,6 +106,6 @@ export async function watchTrustRoots(ctx: StartContext, { trust }: UseCases, ur
   }
   // The bucket's roots join the file's; the specs stored before these roots (the file or the
   // bucket may have changed while the registry was down) are judged now.
-  await followBucketTrust(ctx, trust.gate, rejudge).then(() => rejudge("start"));
+  await followBucketTrust(ctx, feed, trust.gate, rejudge).then(() => rejudge("start"));
   scheduleRefresh();
 }

@@ -183,4 +183,16 @@ describe("a tenant's trust roots in the bucket, on two replicas", () => {
     // Nothing was stored by any of them.
     expect((await c.request("trust.get.globex")).body).toMatchObject({ trust: null, revision: null });
   });
+
+  it("a replica started later applies the roots the bucket holds before it serves", { timeout: 60_000 }, async () => {
+    const set = await c.request("trust.set.globex", { trust: entry(k1), by: "dave" });
+    expect(set.ok, JSON.stringify(set.body)).toBe(true);
+    await allFollow("the set before the restart");
+    const config = configOf(replicas[0]!);
+    for (const r of replicas.splice(0)) await r.stop();
+    replicas = [await startRegistry(server.url, {}, config)];
+    // The only replica now: its very first answer judges by the bucket's roots.
+    const unsigned = await c.request("tenant.globex.register.globex-late", { spec: spec("globex-late", { tenant_scope: "globex" }) });
+    expect(unsigned.body.error?.issues?.[0]?.message).toMatch(/^signature_required: /);
+  });
 });

@@ -14,6 +14,7 @@
  */
 import type { StoreEntry, StoreHistory } from "../../domain/ports.js";
 import { parseKey } from "../../domain/model/records.js";
+import { isTrustRootsKey } from "../../domain/trust/bucket-trust.js";
 
 /** Keys whose history is read at once: each read is one short-lived ordered consumer. */
 const CONCURRENCY = 16;
@@ -39,7 +40,8 @@ export type RecoveryPlan = {
 export async function planRecovery(range: readonly StoreEntry[], after: number, history: StoreHistory, maxReads = Infinity): Promise<RecoveryPlan> {
   const written = new Map<string, { first: StoreEntry; count: number }>();
   for (const e of range) {
-    if (e.revision <= after || parseKey(e.key).kind === "reserved") continue;
+    // Reserved keys derive no events, but for a tenant's trust roots (v1.2): a delete's event needs the entry it deletes.
+    if (e.revision <= after || (parseKey(e.key).kind === "reserved" && !isTrustRootsKey(e.key))) continue;
     const w = written.get(e.key);
     if (w) w.count++;
     else written.set(e.key, { first: e, count: 1 });

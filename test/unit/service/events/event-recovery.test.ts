@@ -12,8 +12,11 @@ import { agentSpecSchema } from "../../../../src/domain/spec/spec.js";
 import { RegistryView } from "../../../../src/domain/view/view.js";
 import { silentLogger } from "../../../../src/kit/logger.js";
 import { ViewFeed } from "../../../../src/service/view/view-feed.js";
+import { bucketTenantTrust, encodeBucketTrust, trustRootsKey } from "../../../../src/domain/trust/bucket-trust.js";
+import { generateKeyPairSync } from "node:crypto";
 import { readPublishedThrough } from "../../../../src/service/liveness/evictor-lease.js";
 
+const jwk = { ...generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" }), kid: "k1", alg: "EdDSA" };
 const feeds: ViewFeed[] = [];
 afterEach(async () => {
   for (const f of feeds.splice(0)) await f.stop();
@@ -112,6 +115,26 @@ describe("Event recovery after the only replica died", () => {
     // The view ends where a plain load would.
     expect(recovered.view.revision).toBe(last);
     expect([...recovered.view.get("alpha")!.instances.keys()]).toEqual(["a3"]);
+  });
+
+  it("derives a tenant's trust roots events (v1.2) too: a set, and a delete of roots set before the last stored event", async () => {
+    const store = new MemoryStore(4);
+    const w = new Writer(store);
+    const witness = await startFeed(store, null);
+    const trust = (tenant: string, mode: "off" | "require", by: string) =>
+      encodeBucketTrust({ kind: "trust_roots", tenant, by, at: 0, trust: bucketTenantTrust.parse({ mode, ...(mode === "require" ? { jwks: { keys: [jwk] }, signers: [{ kid: "k1", publisher: "p", agent_types: ["*"] }] } : {}) }) });
+    const setRev = await store.write(trustRootsKey("globex"), trust("globex", "require", "alice"), 0);
+    const lastStored = await w.agent("alpha", "cap.a");
+    await store.write(trustRootsKey("initech"), trust("initech", "off", "bob"), 0);
+    await store.remove(trustRootsKey("globex"), setRev);
+    const last = await store.lastRevision();
+    await expect.poll(() => witness.view.revision).toBe(last);
+    const expected = summary(witness.events.filter((e) => e.revision >= lastStored));
+    expect(expected.map((e) => e.type)).toEqual(["registry.trust.roots_changed", "registry.trust.roots_changed"]);
+    expect(expected.at(-1)!.data).toMatchObject({ tenant: "globex", change: "deleted" });
+    const recovered = await startFeed(store, lastStored);
+    expect(summary(recovered.events)).toEqual(expected);
+    expect([...recovered.view.trustRoots.all().keys()]).toEqual(["initech"]);
   });
 
   it("counts a key whose earlier value is no longer kept and derives nothing wrong for it", async () => {
