@@ -185,8 +185,9 @@ export type CloudEvent<T extends string = string, D = unknown> = {
  * What tells one stored event from every other, across regions too: the id, qualified by the
  * region when the event has one. Each region's revisions start at 1, so two regions store events
  * with the same id; their stream messages carry this as Nats-Msg-Id, because a stream that sources
- * both (a region's global stream) drops a second message with an id it has seen, and the audit
- * mirror keeps one row per key.
+ * both (a region's global stream) must not see one id from two sources (depending on the
+ * nats-server version it holds the second back for its duplicate window or deduplicates it), and
+ * the audit mirror keeps one row per key.
  */
 export function eventKey(e: { id: string; region?: string | undefined }): string {
   return e.region === undefined ? e.id : `${e.region}.${e.id}`;
