@@ -9,8 +9,7 @@ import { AgentStatus, InstanceStatus } from "../model/model.js";
 import type { AgentState } from "../model/model.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { AgentKind } from "../../protocol/spec.js";
-import { ofKind } from "./filters.js";
-import { offeredTo } from "./filters.js";
+import { ofKind, offeredTo } from "./filters.js";
 
 export const DiscoverStatus = { Ready: "ready", Busy: "busy", Unavailable: "unavailable" } as const;
 export type DiscoverStatus = (typeof DiscoverStatus)[keyof typeof DiscoverStatus];
@@ -63,14 +62,15 @@ export function discover(agents: Iterable<AgentState>, capability?: string, kind
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-export type FindQuery = { readonly skill?: unknown; readonly tag?: unknown; readonly name?: unknown };
+/** `verified_only` (v1.2): verified agents only, as offeredTo asks it of every query. */
+export type FindQuery = { readonly skill?: unknown; readonly tag?: unknown; readonly name?: unknown; readonly verified_only?: boolean | undefined };
 
 const FIND_KEYS = ["skill", "tag", "name"] as const;
 
 /**
  * FindBySkill (capability name), FindByTag (capability tag) or FindByName (agent_type):
  * the visible, non-deregistered agents that match, ordered by agent_type. Keys other than
- * skill/tag/name (such as min_revision) are not the concern of this function.
+ * skill/tag/name/verified_only (such as min_revision) are not the concern of this function.
  */
 export function find(index: AgentIndex, query: FindQuery, tenant: string | null): AgentState[] {
   const given = FIND_KEYS.filter((k) => query[k] !== undefined);
@@ -92,7 +92,7 @@ export function find(index: AgentIndex, query: FindQuery, tenant: string | null)
   for (const t of types) {
     const agent = index.get(t);
     // A spec waiting for (or refused) an operator's approval is not found (approval-policy.ts).
-    if (agent && agent.status !== AgentStatus.Deregistered && offeredTo(agent, tenant)) out.push(agent);
+    if (agent && agent.status !== AgentStatus.Deregistered && offeredTo(agent, tenant, query.verified_only)) out.push(agent);
   }
   return out.sort((a, b) => (a.agent_type < b.agent_type ? -1 : a.agent_type > b.agent_type ? 1 : 0));
 }

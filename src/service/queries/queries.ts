@@ -433,7 +433,7 @@ export class QueryService {
       if (regional !== null) {
         // An agent type may be in several regions, so a regional page's cursor is a position.
         const offset = q.cursor ? Number(decodeCursor(q.cursor, OFFSET_RE)) : 0;
-        const ordered = inScope(q.scope, regional, this.homeReadings(), (at) => find(at.index, q, tenant).filter((a) => q.verified_only !== true || a.trust !== undefined).map((agent) => ({ agent })), (a, b) => (a.agent.agent_type < b.agent.agent_type ? -1 : a.agent.agent_type > b.agent.agent_type ? 1 : 0));
+        const ordered = inScope(q.scope, regional, this.homeReadings(), (at) => find(at.index, q, tenant).map((agent) => ({ agent })), (a, b) => (a.agent.agent_type < b.agent.agent_type ? -1 : a.agent.agent_type > b.agent.agent_type ? 1 : 0));
         const page = takePage(
           ordered.slice(offset).map((m, i) => ({ m, at: offset + i + 1 })),
           ({ at }) => String(at),
@@ -443,7 +443,7 @@ export class QueryService {
         return { agents: page.items, next_cursor: cursorOf(page.next_cursor) };
       }
       const after = q.cursor ? decodeCursor(q.cursor, AGENT_TYPE_RE) : undefined;
-      const found = find(this.index, q, tenant).filter((a) => q.verified_only !== true || a.trust !== undefined);
+      const found = find(this.index, q, tenant);
       const from = after === undefined ? 0 : indexAfter(found.map((a) => a.agent_type), after);
       const page = takePage(found.slice(from), (a) => a.agent_type, (a, bytesLeft) => agentView(a, { maxBytes: bytesLeft }), {
         limit: q.limit ?? Number.POSITIVE_INFINITY,

@@ -87,6 +87,13 @@ describe("find", () => {
     expect(types(q, tenant)).toEqual(expected);
   });
 
+  it("keeps verified agents only when verified_only is asked for (offeredTo)", () => {
+    const verified = { ...makeAgent(makeSpec({ agent_type: "signed-reviewer", capabilities: [cap("code.review")] })), trust: { verified: true, kid: "k1", publisher: "Acme", verified_at: 1 } as const };
+    const withSigned = indexOf([makeAgent(makeSpec({ agent_type: "plain-reviewer", capabilities: [cap("code.review")] })), verified]);
+    expect(find(withSigned, { skill: "code.review", verified_only: true }, null).map((a) => a.agent_type)).toEqual(["signed-reviewer"]);
+    expect(find(withSigned, { skill: "code.review" }, null).map((a) => a.agent_type)).toEqual(["plain-reviewer", "signed-reviewer"]);
+  });
+
   it("ignores other keys such as min_revision", () => {
     expect(types({ skill: "code.review", min_revision: 3 } as FindQuery)).toHaveLength(3);
   });
