@@ -89,6 +89,11 @@ export function encodeCursor(key: string): string {
   return btoa(key).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** A reply's `next_cursor`: the cursor of a page's next key, null after the last page. */
+export function nextCursor(key: string | null): string | null {
+  return key === null ? null : encodeCursor(key);
+}
+
 /** The key inside a cursor this registry issued; anything else is `invalid_request`. */
 export function decodeCursor(cursor: string, keyRule: RegExp, path = "cursor"): string {
   let key: string | undefined;

@@ -12,7 +12,26 @@ import { refKey } from "../../domain/schemas/schema-refs.js";
 import { visibleTo } from "../../domain/model/model.js";
 import type { RegistryView } from "../../domain/view/view.js";
 import type { SchemaSummary } from "../../protocol/messages.js";
-import type { SchemaQuery, SchemasQuery } from "../../domain/messages.js";
+import { schemaQuery, schemasQuery, type SchemaQuery, type SchemasQuery } from "../../domain/messages.js";
+import { defineQuery } from "./query-entry.js";
+
+/** schemas and schema: their bodies and answers. */
+export const schemaQueries = {
+  // Section 11.1: the named schemas are the registry's, whatever the tenant; used_by is the asker's view.
+  schemas: defineQuery({
+    body: schemasQuery,
+    answer(q, _tenant, at) {
+      return listSchemas(at.view.namedSchemas, q, at.listBytes());
+    },
+  }),
+
+  schema: defineQuery({
+    body: schemaQuery,
+    answer(q, tenant, at) {
+      return getSchema(at.view.namedSchemas, at.view, q, tenant, at.listBytes());
+    },
+  }),
+};
 
 /** A cursor holds `name:version` of the last schema a page held. */
 const SCHEMA_CURSOR_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}:[0-9A-Za-z.-]{5,256}$/;
