@@ -6,16 +6,13 @@
  * The view mutates in place (100,000 heartbeats a minute must not copy the world); readers get
  * ReadonlyMap/readonly types.
  */
-import type { Attestation } from "../trust/verify-signatures.js";
-import { isRoutable, type Approval } from "../trust/approval-policy.js";
+import { isRoutable } from "../trust/approval-policy.js";
 import { approvalEvent } from "./approval-events.js";
 import { trustChangedEvent } from "./trust-events.js";
-import type { TrustLapse } from "../trust/trust-lapse.js";
-import type { SignedEvidence } from "../trust/signed-evidence.js";
-import { capabilitiesByName, capabilityChanges, readyCapabilities } from "./capability-changes.js";
+import { capabilityChanges, readyCapabilities } from "./capability-changes.js";
+import { newAgentState, updateAgentState, type MutableAgent, type StandingBefore, type Tombstone } from "./agent-state.js";
 import {
   agentKey,
-  recordOfInstance,
   parseKey,
   type ParsedKey,
   readAgentRecord,
@@ -27,7 +24,7 @@ import { checkKeyTokens } from "../model/record-shapes.js";
 import { AgentStatus, STATIC_INSTANCE_ID, aggregateStatus, type AgentState, type InstanceState, type InstanceStatus, type Mutable } from "../model/model.js";
 import type { DerivedEvent, StoreEvent } from "./events.js";
 import type { Current } from "../lifecycle/registration.js";
-import type { AgentSpec, Capability } from "../spec/spec.js";
+import { AgentTable } from "./agent-table.js";
 import { CapabilityIndex, type CapabilityLookup } from "./capability-index.js";
 import { SchemaSharing } from "./schema-sharing.js";
 import type { Clock, StoreEntry } from "../ports.js";
@@ -51,38 +48,6 @@ export type AgentListener = { update(agentType: string, agent: AgentState | unde
 /** Told of every entry whose record the view could not read and skipped, with what was wrong. */
 export type UnreadableListener = (key: string, revision: number, problem: string) => void;
 
-/** `stored`: the size of the key's value in the bucket, the live record's before it if larger (stored-bytes.ts). */
-type Tombstone = { readonly at: number; readonly reason: RemovalReason; readonly revision: number; readonly stored: number };
-
-type MutableAgent = {
-  agent_type: string;
-  spec: AgentSpec;
-  registered_at: number;
-  updated_at: number;
-  revision: number;
-  instances: Map<string, InstanceState>;
-  status: AgentStatus;
-  deregistered_at: number | null;
-  /** Instances that left and whose tombstones are still in the store. */
-  gone: Map<string, Tombstone>;
-  /** When an instance last left by any means (a tombstone or a deleted key). */
-  left_at: number;
-  static: boolean;
-  /** v1.2: the stored spec's verification (records.ts); undefined: unverified. */
-  trust: Attestation | undefined;
-  /** v1.2: the stored spec's approval (approval-policy.ts); undefined: approved. */
-  approval: Approval | undefined;
-  /** v1.2: trust-standing.ts; undefined: as registered. */
-  trust_lapse: TrustLapse | undefined;
-  /** v1.2: signed-evidence.ts; undefined: none kept. */
-  signed: SignedEvidence | undefined;
-  /** Capability name -> the capability in the spec, computed once per spec. */
-  caps: ReadonlyMap<string, Capability>;
-  /** The size of the spec key's value in the bucket (stored-bytes.ts). */
-  stored: number;
-};
-
-
 /** What most applies return (a heartbeat, an entry of a quiet load): shared, never added to. */
 const NO_EVENTS: readonly StoreEvent[] = Object.freeze([]);
 
@@ -96,10 +61,9 @@ export class RegistryView {
    */
   unreadable = 0;
   private readonly unreadableListeners: UnreadableListener[] = [];
-  private readonly agents = new Map<string, MutableAgent>();
-  /** Instances whose agent record is not (yet) known: kept so order of arrival does not matter. */
-  private readonly orphans = new Map<string, Map<string, InstanceState>>();
-  private readonly orphanTombstones = new Map<string, Map<string, Tombstone>>();
+  /** The agent types, their instances and tombstones, and the orphans (agent-table.ts). */
+  private readonly table = new AgentTable();
+  private readonly agents = this.table.agents;
   private readonly index = new CapabilityIndex();
   private readonly listeners: AgentListener[] = [];
   /** One copy of each distinct capability schema across all specs (docs/performance.md). */
@@ -112,13 +76,6 @@ export class RegistryView {
   readonly trustRoots = new TrustRootsBook();
   /** Live instances of known agent types by status, for the gauges (no pass over the fleet). */
   private readonly tally = new InstanceTally();
-  /**
-   * Agent types that may hold something for the retention sweep: each got a tombstone or was
-   * deregistered since the sweep last found it holding neither. A superset, trimmed by
-   * retentionCandidates(): the sweep's pass over every type every 30 s cost about 0.2 s of CPU at
-   * 100,000 types, nearly all of them live types with nothing to remove.
-   */
-  private readonly retained = new Set<string>();
   /** Who depends on what (PROTOCOL.md section 11.2), for dependency events and the graph. */
   readonly dependents = new DependentsIndex();
   /** The named, versioned schemas (`schemas.<name>.<version>` keys) and which agent types use each. */
@@ -208,7 +165,7 @@ export class RegistryView {
   }
 
   instance(agentType: string, instanceId: string): InstanceState | undefined {
-    return this.agents.get(agentType)?.instances.get(instanceId) ?? this.orphans.get(agentType)?.get(instanceId);
+    return this.table.instance(agentType, instanceId);
   }
 
   /**
@@ -238,7 +195,7 @@ export class RegistryView {
 
   /** Tombstones (instances that left) of an agent type, for the retention sweep. */
   tombstones(agentType: string): ReadonlyMap<string, Tombstone> {
-    return this.agents.get(agentType)?.gone ?? this.orphanTombstones.get(agentType) ?? EMPTY_MAP;
+    return this.table.tombstones(agentType);
   }
 
   /**
@@ -246,49 +203,22 @@ export class RegistryView {
    * retentionCandidates(); this is what the view's tests read to see that none is left behind.
    */
   orphanTombstoneTypes(): IterableIterator<string> {
-    return this.orphanTombstones.keys();
+    return this.table.orphanTombstones.keys();
   }
 
-  /**
-   * Every agent type with tombstones (an agent record or not) or deregistered, for the
-   * retention sweep, and perhaps a few that have neither any more: those are dropped as the
-   * iteration reaches them. Safe to iterate across turns of the event loop (a Set's iterator
-   * sees what is added meanwhile).
-   */
-  *retentionCandidates(): Generator<string> {
-    for (const agentType of this.retained) {
-      if (this.tombstones(agentType).size > 0 || this.agents.get(agentType)?.status === AgentStatus.Deregistered) yield agentType;
-      else this.retained.delete(agentType);
-    }
+  /** Agent types the retention sweep may find something to remove of (AgentTable.retentionCandidates). */
+  retentionCandidates(): Generator<string> {
+    return this.table.retentionCandidates();
   }
 
   /** The stored records of an agent and one of its instances as this view last saw them. */
   current(agentType: string, instanceId: string | null): Current {
-    const a = this.agents.get(agentType);
-    const agent = a ? { record: agentRecordOf(a), revision: a.revision } : null;
-    if (instanceId === null) return { agent, instance: null };
-    const live = this.instance(agentType, instanceId);
-    if (live) return { agent, instance: { record: recordOfInstance(live), revision: live.revision } };
-    const gone = this.tombstones(agentType).get(instanceId);
-    if (gone) {
-      return {
-        agent,
-        instance: {
-          record: { kind: "gone", version: "", reason: gone.reason, at: gone.at, registered_at: 0, last_heartbeat: 0 },
-          revision: gone.revision,
-        },
-      };
-    }
-    return { agent, instance: null };
+    return this.table.current(agentType, instanceId);
   }
 
-  /**
-   * The size of an instance key's value (`instanceId`), or with null the agent type's spec
-   * key's, in the bucket as this view estimates it (stored-bytes.ts); NOTHING_STORED for a key it does not know.
-   */
+  /** The size of a key's value in the bucket as this view estimates it (AgentTable.storedOf). */
   storedOf(agentType: string, instanceId: string | null): number {
-    if (instanceId === null) return this.agents.get(agentType)?.stored ?? NOTHING_STORED;
-    return this.instance(agentType, instanceId)?.stored ?? this.tombstones(agentType).get(instanceId)?.stored ?? NOTHING_STORED;
+    return this.table.storedOf(agentType, instanceId);
   }
 
   isStatic(agentType: string): boolean {
@@ -301,16 +231,13 @@ export class RegistryView {
    */
   clear(): void {
     const types = [...this.agents.keys()];
-    this.agents.clear();
+    this.table.clear();
     this.schemas.clear();
-    this.orphans.clear();
-    this.orphanTombstones.clear();
     this.index.clear();
     this.claims.clear();
     this.trustRoots.clear();
     this.tally.clear();
     this.bytes.clear();
-    this.retained.clear();
     this.dependents.clear();
     this.revision = 0;
     for (const t of types) this.notify(t, undefined);
@@ -433,62 +360,31 @@ export class RegistryView {
       this.tally.removedAll(existing.instances.values());
       // Its instances' keys are still in the store: kept as orphans, so a readable record that
       // comes back finds them, as when instances arrive before their agent record.
-      if (existing.instances.size > 0) this.orphans.set(agentType, existing.instances);
-      if (existing.gone.size > 0) this.orphanTombstones.set(agentType, existing.gone);
+      if (existing.instances.size > 0) this.table.orphans.set(agentType, existing.instances);
+      if (existing.gone.size > 0) this.table.orphanTombstones.set(agentType, existing.gone);
       if (this.deferred(agentType)) return [];
       this.notify(agentType, undefined);
       return capabilityChanges(agentType, before, readyCapabilities(undefined), entry.revision, this.ready);
     }
     this.schemas.changed(agentType);
     let agent: MutableAgent;
-    let approvalBefore: Approval | undefined;
-    let trustBefore: { trust: Attestation | undefined; trust_lapse: TrustLapse | undefined } | undefined;
+    let standingBefore: StandingBefore | undefined;
     const existingSpec = existing?.spec;
+    const stored = valueBytes(entry.value.length, entry.key.length);
     if (existing) {
       this.index.remove(agentType, existing.spec);
       const tenantBefore = existing.spec.tenant_scope;
-      const stored = valueBytes(entry.value.length, entry.key.length);
       this.bytes.add(existing.agent_type, tenantBefore, stored - existing.stored);
-      existing.stored = stored;
       this.bytes.moveType(existing.agent_type, tenantBefore, record.spec.tenant_scope);
+      standingBefore = updateAgentState(existing, record, entry.revision, stored);
       agent = existing;
-      agent.spec = record.spec;
-      agent.registered_at = record.registered_at;
-      agent.updated_at = record.updated_at;
-      agent.revision = entry.revision;
-      agent.static = record.static === true;
-      trustBefore = { trust: agent.trust, trust_lapse: agent.trust_lapse };
-      agent.trust = record.trust;
-      agent.trust_lapse = record.trust_lapse;
-      agent.signed = record.signed;
-      approvalBefore = agent.approval;
-      agent.approval = record.approval;
-      agent.caps = capabilitiesByName(record.spec);
     } else {
-      agent = {
-        agent_type: detached(agentType),
-        spec: record.spec,
-        registered_at: record.registered_at,
-        updated_at: record.updated_at,
-        revision: entry.revision,
-        instances: this.orphans.get(agentType) ?? new Map(),
-        status: AgentStatus.Deregistered,
-        deregistered_at: null,
-        gone: this.orphanTombstones.get(agentType) ?? new Map(),
-        left_at: 0,
-        static: record.static === true,
-        trust: record.trust,
-        approval: record.approval,
-        trust_lapse: record.trust_lapse,
-        signed: record.signed,
-        caps: capabilitiesByName(record.spec),
-        stored: valueBytes(entry.value.length, entry.key.length),
-      };
+      agent = newAgentState(agentType, record, entry.revision, stored, this.table.orphans.get(agentType) ?? new Map(), this.table.orphanTombstones.get(agentType) ?? new Map());
       // Its instances, counted for the type alone so far, now count for its tenant too.
       this.bytes.moveType(agent.agent_type, undefined, record.spec.tenant_scope);
       this.bytes.add(agent.agent_type, record.spec.tenant_scope, agent.stored);
-      this.orphans.delete(agentType);
-      this.orphanTombstones.delete(agentType);
+      this.table.orphans.delete(agentType);
+      this.table.orphanTombstones.delete(agentType);
       this.agents.set(agent.agent_type, agent);
       // Orphans become evictable, and counted, only now.
       for (const i of agent.instances.values()) this.changes.note(i);
@@ -500,8 +396,8 @@ export class RegistryView {
     this.refreshStatus(agent);
     this.notify(agentType, agent);
     const changes = capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
-    const decided = approvalEvent(agent.agent_type, agent.spec, existing === undefined ? undefined : { spec: existingSpec!, approval: approvalBefore }, record.approval, entry.revision);
-    const trustChanged = trustBefore === undefined ? undefined : trustChangedEvent(agent.agent_type, agent.spec, { spec: existingSpec!, ...trustBefore }, record, entry.revision);
+    const decided = approvalEvent(agent.agent_type, agent.spec, standingBefore === undefined ? undefined : { spec: existingSpec!, approval: standingBefore.approval }, record.approval, entry.revision);
+    const trustChanged = standingBefore === undefined ? undefined : trustChangedEvent(agent.agent_type, agent.spec, { spec: existingSpec!, trust: standingBefore.trust, trust_lapse: standingBefore.trust_lapse }, record, entry.revision);
     return [...(decided ? [decided] : []), ...(trustChanged ? [trustChanged] : []), ...changes];
   }
 
@@ -512,9 +408,8 @@ export class RegistryView {
     if (typeof read === "string") this.reportUnreadable(entry.key, entry.revision, read);
     const record = typeof read === "string" ? null : read;
     // A removal for an agent type the view holds nothing of changes nothing (and leaves no empty maps behind).
-    if (!agent && record === null && !this.orphans.has(agentType) && !this.orphanTombstones.has(agentType)) return [];
-    const instances = agent?.instances ?? getOrCreate(this.orphans, agentType);
-    const gone = agent?.gone ?? getOrCreate(this.orphanTombstones, agentType);
+    if (!agent && record === null && !this.table.hasOrphans(agentType)) return [];
+    const { instances, gone } = this.table.instancesOf(agentType, agent);
     const previous = instances.get(instanceId);
     const before = readyCapabilities(agent);
     const events: DerivedEvent[] = [];
@@ -563,7 +458,7 @@ export class RegistryView {
       // A tombstone (the instance left, with its reason) or a DEL/PURGE of the key.
       if (record && record.kind === "gone") {
         gone.set(instanceId, { at: record.at, reason: record.reason, revision: entry.revision, stored });
-        this.retained.add(agentType);
+        this.table.retained.add(agentType);
       } else gone.delete(instanceId);
       if (previous) {
         instances.delete(instanceId);
@@ -578,8 +473,7 @@ export class RegistryView {
     // A heartbeat of the same size as the record before changes nothing: no map touched.
     if (grown !== 0) this.bytes.add(agent?.agent_type ?? detached(agentType), agent === undefined ? undefined : agent.spec.tenant_scope, grown);
     if (!agent) {
-      if (instances.size === 0) this.orphans.delete(agentType);
-      if (gone.size === 0) this.orphanTombstones.delete(agentType);
+      this.table.pruneOrphans(agentType, instances, gone);
       return [];
     }
     if (this.deferred(agentType)) return [];
@@ -594,7 +488,7 @@ export class RegistryView {
     agent.status = aggregateStatus(agent.instances.values());
     if (agent.status !== AgentStatus.Deregistered) agent.deregistered_at = null;
     else {
-      this.retained.add(agent.agent_type);
+      this.table.retained.add(agent.agent_type);
       let last = Math.max(agent.updated_at, agent.left_at);
       for (const t of agent.gone.values()) if (t.at > last) last = t.at;
       agent.deregistered_at = last;
@@ -636,21 +530,4 @@ export class RegistryView {
   private notify(agentType: string, agent: AgentState | undefined): void {
     for (const l of this.listeners) l.update(agentType, agent);
   }
-}
-
-
-function agentRecordOf(a: MutableAgent): AgentRecord {
-  const { spec, registered_at, updated_at, trust, approval, trust_lapse, signed } = a;
-  const record: AgentRecord = a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
-  return { ...record, ...(trust ? { trust } : {}), ...(approval ? { approval } : {}), ...(trust_lapse ? { trust_lapse } : {}), ...(signed ? { signed } : {}) };
-}
-const EMPTY_MAP: ReadonlyMap<string, Tombstone> = new Map();
-
-function getOrCreate<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let m = map.get(key);
-  if (!m) {
-    m = new Map();
-    map.set(key, m);
-  }
-  return m;
 }
