@@ -8,6 +8,8 @@
 import { z } from "zod";
 import { agentSpecSchema } from "../../src/domain/spec/spec.js";
 import * as messages from "../../src/domain/messages.js";
+import { QUERY_OPS, type QueryOp } from "../../src/protocol/subjects.js";
+import { QUERIES } from "../../src/service/queries/query-table.js";
 
 /**
  * What JSON Schema cannot say and only the registry checks: a spec the schema accepts may
@@ -31,26 +33,19 @@ const FIELD_NOTES: Readonly<Record<string, string>> = {
   nats_subject: "a NATS subject without wildcards; the registry also refuses $... and _INBOX... subjects and those under its own prefix",
 };
 
+/** What a query op's body requires beyond its JSON Schema, said after "registry.<op>: the body". */
+const QUERY_NOTES: Partial<Record<QueryOp, string>> = {
+  find: "; the registry also requires exactly one of skill, tag, name (not expressed here)",
+  check: "; `payload` is required (null is a payload), which the registry checks",
+};
+
 /** The messages a client sends, by the file name under protocol/schemas/ (the op or write they are the body of). */
 const MESSAGES: ReadonlyArray<readonly [string, z.ZodType, string]> = [
   ["register.request", messages.registerMessage, "registry.register.<agent_type>: the body; `spec` is an AgentSpec (protocol/agentspec.schema.json), or `a2a_card` / `mcp_toolspec` with the fields that complete them (PROTOCOL.md sections 2, 10.1, 10.2), or (v1.2) `mcp_server`, an MCP Registry server.json, its tools inside it or beside it as `mcp_toolspec` (docs/protocol.md section 8)"],
   ["heartbeat.request", messages.heartbeatMessage, "registry.heartbeat.<agent_type>.<instance_id>: the body (may be empty)"],
   ["deregister.request", messages.deregisterMessage, "registry.deregister.<agent_type>[.<instance_id>]: the body"],
-  ["lookup.request", messages.lookupQuery, "registry.lookup: the body"],
-  ["get.request", messages.getQuery, "registry.get: the body"],
-  ["list.request", messages.listQuery, "registry.list: the body"],
-  ["capabilities.request", messages.capabilitiesQuery, "registry.capabilities: the body"],
-  ["route.request", messages.routeQuery, "registry.route: the body"],
-  ["find.request", messages.findQuery, "registry.find: the body; the registry also requires exactly one of skill, tag, name (not expressed here)"],
-  ["search.request", messages.searchQuery, "registry.search: the body"],
-  ["discover.request", messages.discoverQuery, "registry.discover: the body"],
-  ["card.request", messages.cardQuery, "registry.card: the body"],
-  ["toolspec.request", messages.toolspecQuery, "registry.toolspec: the body"],
-  ["check.request", messages.checkQuery, "registry.check: the body; `payload` is required (null is a payload), which the registry checks"],
-  ["graph.request", messages.graphQuery, "registry.graph: the body"],
-  ["sbom.request", messages.sbomQuery, "registry.sbom: the body"],
-  ["schemas.request", messages.schemasQuery, "registry.schemas: the body"],
-  ["schema.request", messages.schemaQuery, "registry.schema: the body"],
+  // One file per query op, from the schema its entry in the service's query table parses with.
+  ...QUERY_OPS.map((op) => [`${op}.request`, QUERIES[op].body, `registry.${op}: the body${QUERY_NOTES[op] ?? ""}`] as const),
   ["schema-put.request", messages.schemaPutMessage, "registry.schema.put.<name>: the body"],
   ["approve.request", messages.approveMessage, "registry.approval.approve.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
   ["reject.request", messages.rejectMessage, "registry.approval.reject.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
