@@ -70,7 +70,9 @@ export async function spawnRegistry(name: string, env: Record<string, string>, o
   child.stderr!.on("data", keep);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const get = async (path: string) => {
-    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`);
+    // A connection per probe: the ops server closes a kept-alive connection idle for 5 s, and on a
+    // loaded machine fetch's pool can pick such a socket as it closes ("other side closed").
+    const res = await fetch(`http://127.0.0.1:${httpPort}${path}`, { headers: { connection: "close" } });
     return { status: res.status, text: await res.text() };
   };
   const proc: RegistryProcess = {
