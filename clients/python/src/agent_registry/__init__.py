@@ -3,7 +3,8 @@
 Agents: :class:`Agent` registers, heartbeats, serves tasks and leaves cleanly.
 Coordinators: :class:`RegistryClient` (every query op, ``call``), :class:`CapabilityCache`,
 :func:`watch` and :func:`tools_for`. Operators: ``RegistryClient.approve``, ``reject`` and ``pending``
-(the approval gate, v1.2).
+(the approval gate, v1.2); ``set_trust_roots``, ``get_trust_roots`` and ``delete_trust_roots`` (a
+tenant's trust roots in the bucket, v1.2).
 """
 
 from .agent import Agent, AgentEvent
@@ -58,6 +59,12 @@ from .replies import (
     PendingReply,
     Provider,
     RegisterReply,
+    TenantTrust,
+    TrustJwks,
+    TrustMode,
+    TrustRootsReply,
+    TrustSigner,
+    TrustSource,
 )
 from .tasks import TaskError
 from .tools import ToolSet, tool_name, tools_for
@@ -107,8 +114,14 @@ __all__ = [
     "RegistryUnreachableError",
     "StaleViewError",
     "TaskError",
+    "TenantTrust",
     "ToolAnnotations",
     "ToolSet",
+    "TrustJwks",
+    "TrustMode",
+    "TrustRootsReply",
+    "TrustSigner",
+    "TrustSource",
     "UnavailableError",
     "UnknownInstanceError",
     "WatchedEvent",

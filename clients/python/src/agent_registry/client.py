@@ -47,7 +47,9 @@ from .replies import (
     SchemasReply,
     SchemaSummary,
     SearchReply,
+    TenantTrust,
     ToolspecReply,
+    TrustRootsReply,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -650,6 +652,45 @@ class RegistryClient:
         async for page in self._pages("approval.pending", body, PendingReply, min_revision, timeout, root=self.prefix):
             for agent in page.agents:
                 yield agent
+
+    # ---- a tenant's trust roots in the bucket (protocol v1.2, docs/trust.md): operators only ----
+
+    async def set_trust_roots(
+        self,
+        tenant: str,
+        trust: TenantTrust | Mapping[str, Any],
+        *,
+        by: str | None = None,
+        revision: int | None = None,
+        timeout: float | None = None,
+    ) -> TrustRootsReply:
+        """Sets (or replaces) a tenant's trust roots in the registry's bucket, which every replica follows.
+
+        ``trust`` is the tenant's entry as the trust file writes one (a model, or a mapping sent as
+        is: the registry is the judge), keys inline only: a ``jwks_file``, a ``jwks_url``, a private
+        key or a grant without its key raises InvalidRequestError and nothing is stored.
+        ``revision`` makes it a compare-and-set on the entry read (0: none stored yet): another
+        stored revision raises ConflictError, as does a tenant the trust file names (the file wins).
+        """
+        entry = trust.model_dump(mode="json", exclude_none=True) if isinstance(trust, TenantTrust) else dict(trust)
+        body = _body(trust=entry, by=by, revision=revision)
+        return TrustRootsReply.model_validate(await self.request(self._trust_subject("set", tenant), body, timeout))
+
+    async def get_trust_roots(self, tenant: str, *, timeout: float | None = None) -> TrustRootsReply:
+        """A tenant's trust roots as the bucket holds them, and where the roots in force come from."""
+        return TrustRootsReply.model_validate(await self.request(self._trust_subject("get", tenant), {}, timeout))
+
+    async def delete_trust_roots(
+        self, tenant: str, *, by: str | None = None, revision: int | None = None, timeout: float | None = None
+    ) -> TrustRootsReply:
+        """Deletes a tenant's trust roots from the bucket: NotFoundError when none are stored,
+        ConflictError when ``revision`` is not the stored entry's."""
+        body = _body(by=by, revision=revision)
+        return TrustRootsReply.model_validate(await self.request(self._trust_subject("delete", tenant), body, timeout))
+
+    def _trust_subject(self, op: str, tenant: str) -> str:
+        # Checked here: a tenant that is not one subject token would send the request elsewhere.
+        return f"{self.prefix}.trust.{op}.{check_token('tenant', tenant, TENANT_RE)}"
 
     # ---- writes ----
 

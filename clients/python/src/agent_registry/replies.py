@@ -318,6 +318,57 @@ class ApprovalData(Reply):
     revision: int
 
 
+TrustMode = Literal["off", "verify-if-present", "require"]
+TrustSource = Literal["file", "bucket", "none"]
+
+
+class TrustSigner(Reply):
+    """One grant of a tenant's trust roots: key ``kid`` may sign for ``agent_types`` (``*`` patterns)
+    on behalf of ``publisher``, optionally from ``not_before`` until ``not_after`` (ISO 8601)."""
+
+    kid: str
+    publisher: str
+    agent_types: list[str]
+    not_before: str | None = None
+    not_after: str | None = None
+
+
+class TrustJwks(Reply):
+    """A JWK set inline: public keys only, each with ``kid`` and ``alg``."""
+
+    keys: list[dict[str, Any]]
+
+
+class TenantTrust(Reply):
+    """A tenant's entry as the trust file and the bucket write one (protocol v1.2, docs/trust.md).
+
+    Members left at None are not sent: the registry stores the trust file's defaults for them (mode
+    ``off``, approval ``auto``, no signers), and the stored entry shows them. In the bucket the keys
+    are inline only: the registry refuses ``jwks_file`` and ``jwks_url`` there.
+    """
+
+    mode: TrustMode | None = None
+    approval: Literal["auto", "manual"] | None = None
+    jwks: TrustJwks | None = None
+    signers: list[TrustSigner] | None = None
+
+
+class TrustRootsReply(Reply):
+    """The answer to ``set_trust_roots``, ``get_trust_roots`` and ``delete_trust_roots`` (v1.2).
+
+    ``trust`` is the entry the bucket holds for the tenant (None: none, or just deleted) at
+    ``revision`` (None: none stored); ``by`` who set it (or deleted it). ``in_force`` is where the
+    tenant's roots in force come from on the replica that answered: the trust file wins over the
+    bucket for a tenant it names.
+    """
+
+    tenant: str
+    trust: TenantTrust | None = None
+    by: str | None = None
+    revision: int | None = None
+    in_force: TrustSource
+
+
 class CloudEvent(Reply):
     """A registry event (PROTOCOL.md section 5): CloudEvents 1.0 JSON."""
 
