@@ -3,8 +3,9 @@
  * and every region's global stream sources them all. Two regions' event ids collide (each
  * region's revisions start at 1), so a stored event is known by its region and id: the stream
  * message's Nats-Msg-Id and the audit mirror's row key are both `<region>.<id>`, and the event
- * carries `region`. Without that, a global stream drops the second region's event with an id it
- * has seen, and the audit mirror keeps one row for the two. The web page and the audit mirror
+ * carries `region`. Without that, the audit mirror (one row per key) keeps one row for the two,
+ * and a global stream on some nats-server releases holds the second back for its duplicate
+ * window (nats-server#4459; 2.15.2 keeps both). The web page and the audit mirror
  * beside the registry read the region's global stream, so they see every region's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
