@@ -52,6 +52,8 @@ const MESSAGES: ReadonlyArray<readonly [string, z.ZodType, string]> = [
   ["pending.request", messages.pendingQuery, "registry.approval.pending: the body (v1.2, operators only; docs/trust.md)"],
   ["trust-set.request", messages.trustSetMessage, "registry.trust.set.<tenant>: the body (v1.2, operators only; docs/trust.md)"],
   ["trust-delete.request", messages.trustDeleteMessage, "registry.trust.delete.<tenant>: the body (v1.2, operators only; docs/trust.md)"],
+  ["deprecate.request", messages.deprecateMessage, "registry.approval.deprecate.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
+  ["undeprecate.request", messages.undeprecateMessage, "registry.approval.undeprecate.<agent_type>: the body (v1.2, operators only; docs/trust.md)"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -43,6 +43,17 @@ export class TenantBook {
 
 const stripNul = (s: string): string => (s.includes("\u0000") ? s.replaceAll("\u0000", "") : s);
 
+/** The agent events whose data names the agent type's tenant (`tenant_scope`). */
+const TENANT_NAMING: ReadonlySet<string> = new Set([
+  EventType.AgentRegistered,
+  EventType.AgentPending,
+  EventType.AgentApproved,
+  EventType.AgentRejected,
+  EventType.AgentTrustChanged,
+  EventType.AgentDeprecated,
+  EventType.AgentUndeprecated,
+]);
+
 /** A copy of `value` without U+0000 in any string or key; `stripped` says whether one was found. */
 export function withoutNul(value: unknown): { value: unknown; stripped: boolean } {
   let stripped = false;
@@ -102,8 +113,8 @@ export function toRow(seq: number, text: string, book: TenantBook): EventRow {
   let tenant: string | null = null;
   if (type !== null && type.startsWith("registry.agent.") && subject !== null) {
     agentType = subject;
-    // registered events name the tenant, and so do the approval gate's (v1.2), which may come first.
-    if (type === EventType.AgentRegistered || type === EventType.AgentPending || type === EventType.AgentApproved || type === EventType.AgentRejected || type === EventType.AgentTrustChanged) {
+    // registered events name the tenant, and so do the approval gate's and the deprecations (v1.2), which may come first.
+    if (TENANT_NAMING.has(type)) {
       const scope = data["tenant_scope"];
       book.agents.set(subject, typeof scope === "string" ? scope : null);
     }

@@ -11,6 +11,7 @@ import { BIN, commandHelp, mainHelp } from "./help.js";
 import { packageVersion } from "../version.js";
 import { auditCommand } from "./commands/audit.js";
 import { approveCommand, pendingCommand, rejectCommand } from "./commands/approval.js";
+import { deprecateCommand, undeprecateCommand } from "./commands/deprecation.js";
 import { cardCommand } from "./commands/card.js";
 import { checkCommand } from "./commands/check.js";
 import { deregisterCommand } from "./commands/deregister.js";
@@ -53,6 +54,8 @@ export const COMMANDS: readonly Command[] = [
   approveCommand,
   rejectCommand,
   trustCommand,
+  deprecateCommand,
+  undeprecateCommand,
   watchCommand,
   historyCommand,
   validateCommand,

@@ -13,6 +13,9 @@ import type {
   AgentView,
   ApprovalReply,
   ApproveRequest,
+  DeprecateRequest,
+  DeprecationReply,
+  UndeprecateRequest,
   PendingReply,
   PendingRequest,
   RejectRequest,
@@ -370,6 +373,20 @@ export class RegistryClient {
   /** Rejects the stored spec of an agent type, saying why (an approved one is withdrawn from routing). */
   async reject(agentType: string, req: RejectRequest, opts: { timeoutMs?: number } = {}): Promise<ApprovalReply> {
     return this.request(this.subjects.reject(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+  }
+
+  /**
+   * Deprecates an agent type (v1.2, docs/trust.md "Deprecation"), saying why and what to use
+   * instead: it stays routable, and every answer that shows it marks it `deprecated`.
+   * Deprecating it again with other words replaces them.
+   */
+  async deprecate(agentType: string, req: DeprecateRequest, opts: { timeoutMs?: number } = {}): Promise<DeprecationReply> {
+    return this.request(this.subjects.deprecate(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
+  }
+
+  /** Withdraws an agent type's deprecation. */
+  async undeprecate(agentType: string, req: UndeprecateRequest, opts: { timeoutMs?: number } = {}): Promise<DeprecationReply> {
+    return this.request(this.subjects.undeprecate(token("agent_type", agentType, AGENT_TYPE_RE)), req, opts.timeoutMs);
   }
 
   /** One page of the specs waiting for a decision (or, with `state: "rejected"`, rejected), all tenants unless `tenant` names one. */

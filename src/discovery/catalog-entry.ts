@@ -70,6 +70,10 @@ function representativeQueries(agent: AgentView): string[] | undefined {
   return queries.size >= MIN_QUERIES ? [...queries] : undefined;
 }
 
+function deprecationMetadata(d: NonNullable<AgentView["deprecated"]>): Record<string, string | boolean> {
+  return { deprecated: true, deprecated_at: d.at, ...(d.reason !== undefined ? { deprecation_reason: d.reason } : {}), ...(d.successor !== undefined ? { successor: d.successor } : {}) };
+}
+
 function capabilityTags(agent: AgentView): string[] {
   const tags = new Set<string>();
   for (const capability of agent.capabilities) for (const tag of capability.tags) if (tags.size < MAX_TAGS) tags.add(tag);
@@ -92,6 +96,8 @@ export function catalogEntry(agent: AgentView, links: EntryLinks): CatalogEntry 
       status: agent.status,
       instance_count: agent.instance_count,
       tenant: agent.tenant_scope,
+      // v1.2 (docs/trust.md, "Deprecation"): still listed and callable; a crawler learns what to move to.
+      ...(agent.deprecated !== undefined ? deprecationMetadata(agent.deprecated) : {}),
     },
   };
   if (agent.description !== "") entry.description = agent.description;

@@ -61,6 +61,7 @@ export function serverRecord(view: AgentView, publisher: string): ServerResponse
   // The registry keeps one spec per agent type (docs/protocol.md section 9): the record served
   // is the only version, so it is the latest. `registered_at` is the agent type's first
   // registration, `updated_at` (v1.2) the spec's last change; a registry before v1.2 has only the first.
-  const official: OfficialMeta = { status: "active", publishedAt: view.registered_at, updatedAt: view.updated_at ?? view.registered_at, isLatest: true };
+  // An operator's deprecation (v1.2) is MCP Registry's own "deprecated" status: still served, marked.
+  const official: OfficialMeta = { status: view.deprecated !== undefined ? "deprecated" : "active", publishedAt: view.registered_at, updatedAt: view.updated_at ?? view.registered_at, isLatest: true };
   return { server, _meta: { [OFFICIAL_META_KEY]: official } };
 }

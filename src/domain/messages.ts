@@ -11,7 +11,7 @@ import { describeIssues, toIssues } from "./spec/validation.js";
 import type { InstanceStatus } from "./model/model.js";
 import { capabilityName, instanceId, agentType } from "./spec/spec.js";
 import { AGENT_KINDS } from "../protocol/spec.js";
-import { SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";
+import { AGENT_TYPE_RE, SCHEMA_NAME_RE, SCHEMA_VERSION_RE } from "../protocol/ids.js";
 
 const statusValue = z.enum(["registered", "ready", "draining", "deregistered"]);
 const minRevision = z.number().int().min(0).optional();
@@ -222,6 +222,18 @@ export const trustDeleteMessage = z.object({ by: decidedBy.optional(), revision:
 export type TrustDeleteMessage = z.infer<typeof trustDeleteMessage>;
 /** The body of `registry.trust.get.<tenant>`: nothing to say. */
 export const trustGetMessage = z.object({});
+/** The body of `registry.approval.deprecate.<agent_type>` (v1.2, docs/trust.md "Deprecation"): why, and the agent type to use instead. */
+export const deprecateMessage = z.object({
+  by: decidedBy,
+  version: reviewedVersion,
+  revision: reviewedRevision,
+  reason: z.string().min(1).max(4096).optional(),
+  successor: z.string().regex(AGENT_TYPE_RE, "an agent type").optional(),
+});
+export type DeprecateMessage = z.infer<typeof deprecateMessage>;
+/** The body of `registry.approval.undeprecate.<agent_type>`. */
+export const undeprecateMessage = z.object({ by: decidedBy, version: reviewedVersion, revision: reviewedRevision, reason: z.string().min(1).max(4096).optional() });
+export type UndeprecateMessage = z.infer<typeof undeprecateMessage>;
 
 /**
  * Parses a wire message with its zod schema; failures are `invalid_request`. Unknown fields are

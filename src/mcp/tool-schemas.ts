@@ -23,6 +23,12 @@ export const errorBodySchema = z.object({
 
 const modelProvider = z.looseObject({ id: z.string() });
 
+/** v1.2 (docs/trust.md, "Deprecation"): present on an agent type an operator deprecated; it still works. */
+const deprecated = z
+  .looseObject({ by: z.string(), at: z.string(), reason: z.string().optional(), successor: z.string().optional() })
+  .describe("present when an operator deprecated this agent type: it still takes tasks, but prefer `successor` when given")
+  .optional();
+
 export const discoverOutput = z.looseObject({
   agents: z.array(
     z.looseObject({
@@ -30,6 +36,7 @@ export const discoverOutput = z.looseObject({
       capabilities: z.array(z.string()),
       status: z.enum(["ready", "busy", "unavailable"]),
       providers: z.array(modelProvider).optional(),
+      deprecated,
     }),
   ),
   next_cursor: nextCursor,
@@ -64,6 +71,7 @@ export const lookupOutput = z.looseObject({
       status,
       ready_instances: z.number().int(),
       tenant_scope: z.string().nullable(),
+      deprecated,
     }),
   ),
   next_cursor: nextCursor,
@@ -81,6 +89,7 @@ export const getOutput = z.looseObject({
     instance_count: z.number().int(),
     instances: z.array(z.looseObject({ instance_id: z.string(), status: z.string() })),
     instances_next_cursor: nextCursor,
+    deprecated,
   }),
   revision,
 });
@@ -97,12 +106,13 @@ export const routeOutput = z.looseObject({
   version: z.string(),
   runtime: z.string().nullable(),
   score: z.number(),
-  candidates: z.array(z.looseObject({ agent_type: z.string(), score: z.number() })),
+  candidates: z.array(z.looseObject({ agent_type: z.string(), score: z.number(), deprecated })),
   revision,
+  deprecated,
 });
 
 export const searchOutput = z.looseObject({
-  results: z.array(z.looseObject({ agent_type: z.string(), capability: z.string(), score: z.number() })),
+  results: z.array(z.looseObject({ agent_type: z.string(), capability: z.string(), score: z.number(), deprecated })),
   revision,
 });
 

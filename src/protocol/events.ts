@@ -28,6 +28,10 @@ export const EventType = {
    * (`registry.trust.set.<tenant>`, docs/trust.md); subject `<prefix>.trust.roots_changed.<tenant>`.
    */
   TrustRootsChanged: "registry.trust.roots_changed",
+  /** v1.2: an operator marked the agent type deprecated (docs/trust.md, "Deprecation"): still routed, with a warning. */
+  AgentDeprecated: "registry.agent.deprecated",
+  /** v1.2: an operator withdrew the agent type's deprecation. */
+  AgentUndeprecated: "registry.agent.undeprecated",
   /** Core NATS only, never stored. */
   AgentHeartbeat: "registry.agent.heartbeat",
   /** An extension of PROTOCOL.md section 5 (docs/protocol.md, section 8). */
@@ -139,6 +143,21 @@ export type TrustRootsChangedData = {
   by: string | null;
   revision: number;
 };
+/**
+ * v1.2: an operator deprecated the agent type (`deprecated: true`, with `reason` and the
+ * `successor` type to use instead, each null when not given) or withdrew its deprecation
+ * (`deprecated: false`, `reason` the operator's why, if given). `version` is the stored spec's.
+ */
+export type DeprecationData = {
+  agent_type: string;
+  version: string;
+  tenant_scope: string | null;
+  deprecated: boolean;
+  by: string;
+  reason: string | null;
+  successor: string | null;
+  revision: number;
+};
 export type SelfPreservationData = { active: boolean; overdue: number; live: number; ratio: number; threshold: number };
 /** The stream sequences `first_seq`..`last_seq` (inclusive) were never mirrored; `stream` names the stream. */
 export type AuditGapData = { stream: string; first_seq: number; last_seq: number; missing: number };
@@ -156,6 +175,8 @@ export type EventData = {
   "registry.agent.rejected": ApprovalData;
   "registry.agent.trust_changed": TrustChangedData;
   "registry.trust.roots_changed": TrustRootsChangedData;
+  "registry.agent.deprecated": DeprecationData;
+  "registry.agent.undeprecated": DeprecationData;
   "registry.agent.heartbeat": HeartbeatData;
   "registry.alert.self_preservation": SelfPreservationData;
   "registry.alert.audit_gap": AuditGapData;
@@ -204,6 +225,8 @@ export type AgentApprovedEvent = CloudEvent<"registry.agent.approved", ApprovalD
 export type AgentRejectedEvent = CloudEvent<"registry.agent.rejected", ApprovalData>;
 export type AgentTrustChangedEvent = CloudEvent<"registry.agent.trust_changed", TrustChangedData>;
 export type TrustRootsChangedEvent = CloudEvent<"registry.trust.roots_changed", TrustRootsChangedData>;
+export type AgentDeprecatedEvent = CloudEvent<"registry.agent.deprecated", DeprecationData>;
+export type AgentUndeprecatedEvent = CloudEvent<"registry.agent.undeprecated", DeprecationData>;
 export type AgentHeartbeatEvent = CloudEvent<"registry.agent.heartbeat", HeartbeatData>;
 export type SelfPreservationAlertEvent = CloudEvent<"registry.alert.self_preservation", SelfPreservationData>;
 export type AuditGapAlertEvent = CloudEvent<"registry.alert.audit_gap", AuditGapData>;

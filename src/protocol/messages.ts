@@ -159,7 +159,15 @@ export type AgentView = Omit<AgentSpec, "capabilities"> & {
    * approval gate"); absent: approved by policy `auto`, as every spec before v1.2.
    */
   approval?: ApprovalView;
+  /** v1.2: the agent type is deprecated by an operator (docs/trust.md, "Deprecation"): still routed; absent when it is not. */
+  deprecated?: DeprecationView;
 };
+
+/**
+ * v1.2: an operator's deprecation of an agent type as replies show it (docs/trust.md,
+ * "Deprecation"): who, when, why, and the agent type to use instead, when they said.
+ */
+export type DeprecationView = { by: string; at: string; reason?: string; successor?: string };
 
 /** v1.2: an approval as replies show it; `by`, `at` and `reason` once an operator decided. */
 export type ApprovalView = { state: ApprovalState; by?: string; at?: string; reason?: string };
@@ -218,6 +226,8 @@ export type Provider = {
   tenant_scope: string | null;
   /** v1.2: whether the stored spec was verified against its tenant's trust roots. */
   verified?: boolean;
+  /** v1.2: present when an operator deprecated the provider's agent type (it is still a provider). */
+  deprecated?: DeprecationView;
 };
 export type LookupReply = { capability: string; providers: Array<Provider & RegionMark>; next_cursor: string | null; revision: number };
 
@@ -246,6 +256,12 @@ export type ApprovalReply = { agent_type: string; version: string; tenant_scope:
 /** v1.2: `registry.approval.pending`: specs waiting for a decision (or rejected), all tenants unless `tenant` names one (null: shared agents). */
 export type PendingRequest = QueryBody & { tenant?: string | null; state?: "pending" | "rejected"; limit?: number; cursor?: string | null };
 export type PendingReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
+/** v1.2: `registry.approval.deprecate.<agent_type>` (operators only, docs/trust.md "Deprecation"). */
+export type DeprecateRequest = { by: string; version?: string; revision?: number; reason?: string; successor?: string };
+/** v1.2: `registry.approval.undeprecate.<agent_type>`: withdraws the deprecation. */
+export type UndeprecateRequest = { by: string; version?: string; revision?: number; reason?: string };
+/** The agent type's deprecation once the decision is written: null after `undeprecate`. */
+export type DeprecationReply = { agent_type: string; version: string; tenant_scope: string | null; deprecated: DeprecationView | null; revision: number };
 
 /**
  * v1.2: `registry.trust.set.<tenant>` (operators only, docs/trust.md "Trust roots in the bucket"):
@@ -295,15 +311,18 @@ export type RouteReply = RegionMark & {
   version: string;
   runtime: string | null;
   score: number;
-  candidates: { agent_type: string; score: number }[];
+  candidates: { agent_type: string; score: number; deprecated?: DeprecationView }[];
   revision: number;
+  /** v1.2: present when the chosen agent type is deprecated (still routed; `successor` says what to move to). */
+  deprecated?: DeprecationView;
 };
 
 export type FindRequest = ({ skill: string } | { tag: string } | { name: string }) & { verified_only?: boolean } & PageRequest & RegionScope;
 export type FindReply = { agents: Array<AgentView & RegionMark>; next_cursor: string | null; revision: number };
 
 export type SearchRequest = { query: string; limit?: number; verified_only?: boolean } & ToolFilters & RegionScope;
-export type SearchResult = { agent_type: string; capability: string; score: number } & RegionMark;
+/** `deprecated` (v1.2): present when an operator deprecated the agent type. */
+export type SearchResult = { agent_type: string; capability: string; score: number; deprecated?: DeprecationView } & RegionMark;
 export type SearchReply = { results: SearchResult[]; revision: number };
 
 export type DiscoverRequest = { capability?: string; verified_only?: boolean } & EntryFilters & PageRequest & RegionScope;
@@ -312,6 +331,8 @@ export type DiscoveredAgent = RegionMark & {
   capabilities: string[];
   status: "ready" | "busy" | "unavailable";
   providers?: ModelProvider[];
+  /** v1.2: present when an operator deprecated the agent type. */
+  deprecated?: DeprecationView;
 };
 export type DiscoverReply = { agents: DiscoveredAgent[]; next_cursor: string | null; revision: number };
 

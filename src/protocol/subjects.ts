@@ -50,6 +50,9 @@ export function subjects(prefix = DEFAULT_PREFIX) {
     trustSet: (tenant: string) => `${prefix}.trust.set.${tenant}`,
     trustGet: (tenant: string) => `${prefix}.trust.get.${tenant}`,
     trustDelete: (tenant: string) => `${prefix}.trust.delete.${tenant}`,
+    /** v1.2, operators only (docs/trust.md, "Deprecation"): `registry.approval.deprecate.<agent_type>` and `.undeprecate.<agent_type>`. */
+    deprecate: (agentType: string) => `${prefix}.approval.deprecate.${agentType}`,
+    undeprecate: (agentType: string) => `${prefix}.approval.undeprecate.${agentType}`,
     /** `registry.<op>` for shared agents, `registry.tenant.<tenant>.<op>` for a tenant's view. */
     query: (op: QueryOp | MirrorOp, tenant?: string | null) => (tenant ? `${prefix}.tenant.${tenant}.${op}` : `${prefix}.${op}`),
     /** Event subjects: `registry.agent.registered.<agent_type>`, `registry.capability.changed.<capability>`. */

@@ -16,6 +16,7 @@ import type { Registrar } from "../service/registration/registrar.js";
 import type { SchemaRegistrar } from "../service/registration/schema-registrar.js";
 import type { QueryService } from "../service/queries/queries.js";
 import type { Approvals } from "../service/registration/approvals.js";
+import type { Deprecations } from "../service/registration/deprecations.js";
 import type { TrustGate } from "../service/registration/trust-gate.js";
 import type { BucketTrustOps } from "../service/registration/bucket-trust-ops.js";
 import type { TrustRejudge } from "../service/registration/trust-rejudge.js";
@@ -72,6 +73,8 @@ export type UseCases = {
   queries: QueryService;
   /** v1.2: the approval gate's operator ops (docs/trust.md). */
   approvals: Approvals;
+  /** v1.2: deprecation of agent types, an operator op (docs/trust.md, "Deprecation"). */
+  deprecations: Deprecations;
   evictor: Evictor;
   lease: EvictorLease;
   fileWarnings: FileWarnings;

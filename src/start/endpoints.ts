@@ -29,7 +29,7 @@ export function serveAgentDocuments(ctx: StartContext, { queries }: UseCases, ca
  * The API as one NATS micro service. If it stops by itself (a subscription closed under it),
  * the replica stops: an orchestrator restarts a process that exits, not one that looks fine.
  */
-export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar, schemas, queries, approvals, bucketTrust }: UseCases, publisher: EventPublisher): Promise<void> {
+export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar, schemas, queries, approvals, bucketTrust, deprecations }: UseCases, publisher: EventPublisher): Promise<void> {
   const { config } = ctx;
   const service = await startEndpoints({
     nc,
@@ -42,6 +42,7 @@ export async function openEndpoints(ctx: StartContext, { nc }: Nats, { registrar
     queries,
     approvals,
     bucketTrust,
+    deprecations,
     log: ctx.root.child({ component: "api" }),
     observe: requestObserver(ctx.metrics),
     onHeartbeat: config.heartbeatEvents ? (agentType, instanceId, status, activeTasks) => publisher.heartbeat(agentType, instanceId, status, activeTasks) : undefined,

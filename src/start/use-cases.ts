@@ -23,6 +23,7 @@ import { TrustGate } from "../service/registration/trust-gate.js";
 import { BucketTrustOps } from "../service/registration/bucket-trust-ops.js";
 import { TrustRejudge } from "../service/registration/trust-rejudge.js";
 import { Approvals } from "../service/registration/approvals.js";
+import { Deprecations } from "../service/registration/deprecations.js";
 import { TrustRoots } from "../domain/trust/trust-roots.js";
 import type { CardSigner } from "../domain/trust/card-signer.js";
 import type { Logger } from "../kit/logger.js";
@@ -78,6 +79,7 @@ export function buildUseCases(
     listBytes: () => queries.listBytes(),
     waitForRevision: (rev, ms) => viewFeed.waitForRevision(rev, ms),
   });
+  const deprecations = new Deprecations({ store, clock });
   nats.events.onDown.push(() => {
     evictor.disconnected();
     fanout?.disconnected();
@@ -88,7 +90,7 @@ export function buildUseCases(
     viewFeed.restart("reconnected");
   });
   const bucketTrust = new BucketTrustOps({ store, clock, gate: trustGate });
-  return { feed: viewFeed, registrar, schemas, queries, approvals, bucketTrust, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge }, regional };
+  return { feed: viewFeed, registrar, schemas, queries, approvals, bucketTrust, deprecations, evictor, lease, fileWarnings, fanout, trust: { gate: trustGate, rejudge: trustRejudge }, regional };
 }
 
 function buildEvictor({ config, clock, metrics, view, root }: StartContext, store: Stores["store"], publisher: EventPublisher): Evictor {

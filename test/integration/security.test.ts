@@ -213,9 +213,10 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     await expectPublishRefused(coordinator, registrySeen, S.schemaPut("Address"), S.query("schemas"));
   });
 
-  it("lets only operators approve, reject and list pending specs (v1.2): agents, tenants' agents and coordinators are refused; the registry's web page may list them only", async () => {
+  it("lets only operators approve, reject, deprecate and list pending specs (v1.2): agents, tenants' agents and coordinators are refused; the registry's web page may list them only", async () => {
     const operator = await connectAs("operator", "_INBOX_operator");
-    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices"), S.pending]) {
+    const DECISIONS = [S.approve("acme-invoices"), S.reject("acme-invoices"), S.deprecate("acme-invoices"), S.undeprecate("acme-invoices")];
+    for (const subject of [...DECISIONS, S.pending]) {
       const reply = await operator.nc.request(subject, "{}", { timeout: 2_000 });
       expect(reply.json()).toEqual({ ok: true, subject });
     }
@@ -223,7 +224,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     const agent = await connectAs("agent-code-reviewer", "_INBOX_code-reviewer");
     const coordinator = await connectAs("coordinator", "_INBOX_coordinator");
     const acme = await connectAs("coordinator-acme", "_INBOX_coordinator-acme");
-    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices"), S.pending]) {
+    for (const subject of [...DECISIONS, S.pending]) {
       await expectPublishRefused(acmeAgent, registrySeen, subject, S.register("acme-invoices", "acme"));
       await expectPublishRefused(agent, registrySeen, subject, S.register("code-reviewer"));
       await expectPublishRefused(coordinator, registrySeen, subject, S.query("lookup"));
@@ -232,7 +233,7 @@ describe.skipIf(!haveServer)("deploy/nats/auth.conf on a real nats-server", () =
     // The registry's own web page reads the pending list (docs/ui.md) and may decide nothing.
     const listed = await registry.nc.request(S.pending, "{}", { timeout: 2_000 });
     expect(listed.json()).toEqual({ ok: true, subject: S.pending });
-    for (const subject of [S.approve("acme-invoices"), S.reject("acme-invoices")]) await expectPublishRefused(registry, registrySeen, subject, S.query("lookup"));
+    for (const subject of DECISIONS) await expectPublishRefused(registry, registrySeen, subject, S.query("lookup"));
   });
 
   it("lets only operators set, read and delete a tenant's trust roots in the bucket (v1.2): agents, tenants' agents, coordinators and the registry's own user are refused", async () => {

@@ -20,10 +20,11 @@ import { deregisterMessage, registerMessage } from "../../domain/messages.js";
 import { parseHeartbeatMessage, parseMessage } from "../../domain/messages.js";
 import type { Registrar } from "../../service/registration/registrar.js";
 import type { SchemaRegistrar } from "../../service/registration/schema-registrar.js";
-import { approveMessage, pendingQuery, rejectMessage, schemaPutMessage } from "../../domain/messages.js";
+import { approveMessage, deprecateMessage, pendingQuery, rejectMessage, schemaPutMessage, undeprecateMessage } from "../../domain/messages.js";
 import type { Approvals } from "../../service/registration/approvals.js";
 import type { BucketTrustOps } from "../../service/registration/bucket-trust-ops.js";
 import { trustDeleteMessage, trustGetMessage, trustSetMessage } from "../../domain/messages.js";
+import type { Deprecations } from "../../service/registration/deprecations.js";
 import type { QueryService } from "../../service/queries/queries.js";
 import type { Logger } from "../../kit/logger.js";
 import { QUERY_OPS, parseWriteSubject, type QueryOp, type WriteSubject } from "../../protocol/subjects.js";
@@ -43,6 +44,8 @@ export type EndpointDeps = {
   approvals?: Approvals;
   /** v1.2: `registry.trust.{set,get,delete}.<tenant>`, the tenants' trust roots in the bucket (docs/trust.md). */
   bucketTrust?: BucketTrustOps;
+  /** v1.2: `registry.approval.deprecate.*` and `.undeprecate.*` (docs/trust.md, "Deprecation"). */
+  deprecations?: Deprecations;
   log: Logger;
   /** Called once per request with its endpoint, outcome (ok or error code) and duration. */
   observe?: (endpoint: string, outcome: string, seconds: number) => void;
@@ -149,6 +152,7 @@ function addOperatorEndpoints(deps: EndpointDeps, add: Add): void {
     });
     add("approval_pending", `${prefix}.approval.pending`, async (_tokens, body) => approvals.pending(parseMessage(pendingQuery, body, "pending")));
   }
+  addDeprecationEndpoints(deps, add);
   if (deps.bucketTrust) addTrustEndpoints(deps, deps.bucketTrust, add);
 }
 
@@ -171,6 +175,24 @@ function addTrustEndpoints(deps: EndpointDeps, ops: BucketTrustOps, add: Add): v
     const msg = parseMessage(trustDeleteMessage, body, "trust delete");
     deps.log.info({ tenant, by: msg.by, revision: msg.revision }, "trust roots delete requested (operator)");
     return ops.delete(tenant!, msg);
+  });
+}
+
+/** v1.2 (docs/trust.md, "Deprecation"): operators only, by NATS permissions (deploy/nats/auth.conf), as the approval gate's ops. */
+function addDeprecationEndpoints(deps: EndpointDeps, add: Add): void {
+  const { prefix, deprecations } = deps;
+  if (!deprecations) return;
+  add("approval_deprecate", `${prefix}.approval.deprecate.*`, async ([, , agentType], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    const msg = parseMessage(deprecateMessage, body, "deprecate");
+    deps.log.info({ agent_type: agentType, by: msg.by, version: msg.version, reason: msg.reason, successor: msg.successor }, "deprecation requested (operator)");
+    return deprecations.decide(agentType!, { deprecated: true, ...msg });
+  });
+  add("approval_undeprecate", `${prefix}.approval.undeprecate.*`, async ([, , agentType], body) => {
+    checkToken("agent_type", agentType, AGENT_TYPE_RE);
+    const msg = parseMessage(undeprecateMessage, body, "undeprecate");
+    deps.log.info({ agent_type: agentType, by: msg.by, version: msg.version, reason: msg.reason }, "undeprecation requested (operator)");
+    return deprecations.decide(agentType!, { deprecated: false, ...msg });
   });
 }
 

@@ -7,14 +7,14 @@ import type { AgentView, ApprovalReply, PendingRequest } from "../../client/type
 import { ExitCode, UsageError, str, type Command, type CommandContext } from "../context.js";
 import { renderTable } from "../table.js";
 
-const DECISION_OPTIONS = {
+export const DECISION_OPTIONS = {
   by: { type: "string", value: "NAME", description: "who decides, recorded with the decision and in its event (default $USER)" },
   version: { type: "string", value: "VERSION", description: "the version you reviewed: refused if the stored spec is another" },
   revision: { type: "string", value: "N", description: "the spec's revision you reviewed (pending and get show it): refused if it changed since" },
 } as const;
 
 /** The decision's common fields from the command line; `by` falls back to the login name. */
-function decisionBody(ctx: CommandContext): { by: string; version?: string; revision?: number } {
+export function decisionBody(ctx: CommandContext): { by: string; version?: string; revision?: number } {
   const by = str(ctx.values["by"]) ?? ctx.io.env["USER"];
   if (by === undefined || by === "") throw new UsageError("--by: name who decides (no $USER to default to)");
   const version = str(ctx.values["version"]);

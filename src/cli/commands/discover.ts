@@ -3,6 +3,7 @@
  */
 import type { DiscoverRequest } from "../../client/types.js";
 import { ExitCode, KIND_OPTION, VERIFIED_ONLY_OPTION, kindFilter, str, type Command } from "../context.js";
+import { deprecationNotes } from "../deprecation-notes.js";
 import { renderTable, statusColor } from "../table.js";
 
 export const discoverCommand: Command = {
@@ -28,7 +29,7 @@ export const discoverCommand: Command = {
     else if (reply.agents.length === 0) ctx.out("no agents");
     else {
       const rows = reply.agents.map((a) => [a.id, statusColor(ctx.colors, a.status), a.capabilities.join(",")]);
-      ctx.out(renderTable(["AGENT", "STATUS", "CAPABILITIES"], rows, { colors: ctx.colors }));
+      ctx.out(renderTable(["AGENT", "STATUS", "CAPABILITIES"], rows, { colors: ctx.colors }) + deprecationNotes(reply.agents, (a) => a.id));
     }
     return ExitCode.Ok;
   },

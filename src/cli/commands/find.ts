@@ -5,6 +5,7 @@
 import type { FindRequest } from "../../client/types.js";
 import { ExitCode, UsageError, VERIFIED_ONLY_OPTION, str, type Command, type Values } from "../context.js";
 import { agentTable } from "./ls.js";
+import { deprecationNotes } from "../deprecation-notes.js";
 
 /** Exactly one of the three flags, checked before anything is sent. */
 export function findRequest(values: Values): FindRequest {
@@ -35,7 +36,7 @@ export const findCommand: Command = {
     const request = findRequest(ctx.values);
     const reply = await (await ctx.client()).findAll(request);
     if (ctx.json) ctx.printJson(reply);
-    else ctx.out(agentTable(ctx, reply.agents));
+    else ctx.out(agentTable(ctx, reply.agents) + deprecationNotes(reply.agents, (a) => a.agent_type));
     return ExitCode.Ok;
   },
 };

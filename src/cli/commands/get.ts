@@ -3,6 +3,7 @@
  */
 import type { AgentView } from "../../client/types.js";
 import { ExitCode, type Command, type CommandContext } from "../context.js";
+import { deprecationWords } from "../deprecation-notes.js";
 import { renderFields, renderTable, statusColor } from "../table.js";
 
 export function renderAgent(ctx: Pick<CommandContext, "colors">, a: AgentView): string {
@@ -24,6 +25,7 @@ export function renderAgent(ctx: Pick<CommandContext, "colors">, a: AgentView): 
       ["registered_at", a.registered_at],
       ["last_heartbeat", a.last_heartbeat],
       ["revision", a.revision],
+      ["deprecated", a.deprecated === undefined ? undefined : `yes,${deprecationWords(a.deprecated)} (at ${a.deprecated.at})`],
     ],
     { colors: c },
   );

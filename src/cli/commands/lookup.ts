@@ -3,6 +3,7 @@
  */
 import type { LookupRequest } from "../../client/types.js";
 import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, VERIFIED_ONLY_OPTION, kindFilter, statusFilter, str, type Command } from "../context.js";
+import { deprecationNotes } from "../deprecation-notes.js";
 import { renderTable, statusColor } from "../table.js";
 
 export const lookupCommand: Command = {
@@ -51,7 +52,8 @@ export const lookupCommand: Command = {
       p.nats_subject,
       p.consumer_group,
     ]);
-    ctx.out(renderTable(["AGENT TYPE", "VERSION", "STATUS", "READY", "CONFIDENCE", "SUBJECT", "GROUP"], rows, { colors: ctx.colors, right: [3, 4] }));
+    const table = renderTable(["AGENT TYPE", "VERSION", "STATUS", "READY", "CONFIDENCE", "SUBJECT", "GROUP"], rows, { colors: ctx.colors, right: [3, 4] });
+    ctx.out(table + deprecationNotes(reply.providers, (p) => p.agent_type));
     return ExitCode.Ok;
   },
 };

@@ -3,6 +3,7 @@
  */
 import type { RouteRequest } from "../../client/types.js";
 import { ExitCode, UsageError, VERIFIED_ONLY_OPTION, str, strs, type Command, type Values } from "../context.js";
+import { deprecationNotes } from "../deprecation-notes.js";
 import { renderFields, renderTable } from "../table.js";
 
 export function routeRequest(values: Values): RouteRequest {
@@ -52,7 +53,7 @@ export const routeCommand: Command = {
       { colors: c },
     );
     const candidates = renderTable(["CANDIDATE", "SCORE"], reply.candidates.map((x) => [x.agent_type, x.score]), { colors: c, right: [1] });
-    ctx.out(`${fields}\n\n${candidates}`);
+    ctx.out(`${fields}\n\n${candidates}${deprecationNotes(reply.candidates, (x) => x.agent_type)}`);
     return ExitCode.Ok;
   },
 };

@@ -3,6 +3,7 @@
  */
 import type { SearchRequest } from "../../client/types.js";
 import { ExitCode, KIND_OPTION, READ_ONLY_OPTION, VERIFIED_ONLY_OPTION, kindFilter, positiveInt, type Command } from "../context.js";
+import { deprecationNotes } from "../deprecation-notes.js";
 import { renderTable } from "../table.js";
 
 export const searchCommand: Command = {
@@ -30,7 +31,7 @@ export const searchCommand: Command = {
     else if (reply.results.length === 0) ctx.out(`no match for "${req.query}"`);
     else {
       const rows = reply.results.map((r) => [r.agent_type, r.capability, r.score.toFixed(3)]);
-      ctx.out(renderTable(["AGENT TYPE", "CAPABILITY", "SCORE"], rows, { colors: ctx.colors, right: [2] }));
+      ctx.out(renderTable(["AGENT TYPE", "CAPABILITY", "SCORE"], rows, { colors: ctx.colors, right: [2] }) + deprecationNotes(reply.results, (r) => r.agent_type));
     }
     return ExitCode.Ok;
   },

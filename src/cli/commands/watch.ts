@@ -1,7 +1,7 @@
 /**
  * `watch`: registry events, replayed from `--since` and then followed live, one line each.
  */
-import { STORED_EVENT_TYPES } from "../../protocol/events.js";
+import { STORED_EVENT_TYPES, type DeprecationData, type TrustRootsChangedData } from "../../protocol/events.js";
 import { resolveEventTypes, startPolicy, watchEvents, type WatchedEvent } from "../../client/events.js";
 import { ExitCode, UsageError, str, strs, type Command } from "../context.js";
 import { colors as makeColors, type Colors } from "../table.js";
@@ -61,13 +61,13 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
       paint = d.state === "verified" ? c.green : d.state === "withheld" ? c.red : c.yellow;
       break;
     }
-    case "registry.trust.roots_changed": {
-      const d = event.data;
-      detail = d.change === "deleted" ? `trust roots deleted from the bucket` : `trust roots set: mode ${d.mode}, approval ${d.approval}, keys ${d.kids.join(",") || "none"}`;
-      detail += d.by === null ? "" : ` by ${d.by}`;
-      paint = c.cyan;
+    case "registry.trust.roots_changed":
+      ({ detail, paint } = rootsChangedLine(event.data, c));
       break;
-    }
+    case "registry.agent.deprecated":
+    case "registry.agent.undeprecated":
+      ({ detail, paint } = deprecationLine(event.data, c));
+      break;
     case "registry.agent.heartbeat":
       detail = `instance ${event.data.instance_id} ${event.data.status} tasks ${event.data.active_tasks}`;
       break;
@@ -91,6 +91,20 @@ export function formatEvent({ seq, event }: WatchedEvent, c: Colors = makeColors
     }
   }
   return `${c.dim(event.time)}  ${c.dim(`#${seq}`)}  ${paint(type.padEnd(20))}  ${c.bold(event.subject)}  ${detail}`;
+}
+
+type Line = { detail: string; paint: (s: string) => string };
+
+/** v1.2: a tenant's trust roots set or deleted in the bucket. */
+function rootsChangedLine(d: TrustRootsChangedData, c: Colors): Line {
+  const what = d.change === "deleted" ? `trust roots deleted from the bucket` : `trust roots set: mode ${d.mode}, approval ${d.approval}, keys ${d.kids.join(",") || "none"}`;
+  return { detail: what + (d.by === null ? "" : ` by ${d.by}`), paint: c.cyan };
+}
+
+/** v1.2: an operator's deprecation of an agent type, or its withdrawal. */
+function deprecationLine(d: DeprecationData, c: Colors): Line {
+  const detail = `${d.version} ${d.deprecated ? "deprecated" : "no longer deprecated"} by ${d.by}${d.reason === null ? "" : `: ${d.reason}`}${d.successor === null ? "" : `; use ${d.successor}`}`;
+  return { detail, paint: d.deprecated ? c.yellow : c.green };
 }
 
 export const watchCommand: Command = {

@@ -127,6 +127,8 @@ export function planRegister(cmd: RegisterCommand, current: Current, fleet: Flee
             ...(cmd.trust ? { trust: cmd.trust } : {}),
             ...(cmd.signed ? { signed: cmd.signed } : {}),
             ...(approval ? { approval } : {}),
+            // The operator's deprecation outlives any registration of the type (deprecation.ts); a registry-file entry is deprecated in its file.
+            ...(stored?.deprecation && cmd.static !== true ? { deprecation: stored.deprecation } : {}),
           },
           expectedRevision: current.agent?.revision ?? 0,
         }

@@ -7,6 +7,7 @@ import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
 import type { TrustLapse } from "../trust/trust-lapse.js";
 import type { SignedEvidence } from "../trust/signed-evidence.js";
+import type { Deprecation } from "../trust/deprecation.js";
 import type { AgentSpec } from "../spec/spec.js";
 
 import { AgentStatus, InstanceStatus, STATIC_INSTANCE_ID } from "../../protocol/states.js";
@@ -77,6 +78,8 @@ export type AgentState = {
   readonly approval?: Approval | undefined;
   /** v1.2: why the stored spec is no longer verified, or withheld (trust-standing.ts); absent: as registered. */
   readonly trust_lapse?: TrustLapse | undefined;
+  /** v1.2: an operator deprecated the agent type (docs/trust.md, "Deprecation"); absent: not deprecated. Still routable. */
+  readonly deprecation?: Deprecation | undefined;
   /** v1.2: the signatures the spec was registered with, kept to verify it again (signed-evidence.ts). */
   readonly signed?: SignedEvidence | undefined;
 };

@@ -16,6 +16,7 @@ import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
 import type { KeptSignature, SignedEvidence } from "../trust/signed-evidence.js";
 import type { TrustLapse } from "../trust/trust-lapse.js";
+import type { Deprecation, Undeprecation } from "../trust/deprecation.js";
 import {
   anyObject,
   arrayOf,
@@ -138,6 +139,9 @@ const trustLapse: ShapeOf<TrustLapse> = {
   at: number,
 };
 
+const deprecation: ShapeOf<Deprecation> = { by: string, at: number, reason: optional(string), successor: optional(string) };
+const undeprecation: ShapeOf<Undeprecation> = { by: string, at: number, reason: optional(string) };
+
 const agentRecord: ShapeOf<AgentRecord> = {
   kind: oneOf(["agent"]),
   spec: objectOf(spec),
@@ -148,6 +152,8 @@ const agentRecord: ShapeOf<AgentRecord> = {
   approval: optional(objectOf(approval)),
   signed: optional(objectOf(signedEvidence)),
   trust_lapse: optional(objectOf(trustLapse)),
+  deprecation: optional(objectOf(deprecation)),
+  undeprecation: optional(objectOf(undeprecation)),
 };
 
 const liveInstance: ShapeOf<LiveInstanceRecord> = {

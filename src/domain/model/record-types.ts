@@ -9,6 +9,7 @@ import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
 import type { SignedEvidence } from "../trust/signed-evidence.js";
 import type { TrustLapse } from "../trust/trust-lapse.js";
+import type { Deprecation, Undeprecation } from "../trust/deprecation.js";
 
 /** `agents.<agent_type>`: the spec every instance of the type shares. */
 export type AgentRecord = {
@@ -35,6 +36,10 @@ export type AgentRecord = {
   readonly signed?: SignedEvidence;
   /** v1.2: why the spec is not verified (any longer), from a re-judgement (trust-standing.ts). */
   readonly trust_lapse?: TrustLapse;
+  /** v1.2: an operator deprecated the agent type (deprecation.ts); kept by every later registration. */
+  readonly deprecation?: Deprecation;
+  /** v1.2: who withdrew the deprecation, on the record that withdrew it only (for its event). */
+  readonly undeprecation?: Undeprecation;
 };
 
 /** `instances.<agent_type>.<instance_id>` while the instance is live. */

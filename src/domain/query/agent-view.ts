@@ -4,8 +4,9 @@
  */
 import type { AgentState, InstanceState } from "../model/model.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
-import type { AgentView, ApprovalView, CapabilityView, InstanceView, TrustView } from "../../protocol/messages.js";
+import type { AgentView, ApprovalView, CapabilityView, DeprecationView, InstanceView, TrustView } from "../../protocol/messages.js";
 import type { Approval } from "../trust/approval-policy.js";
+import type { Deprecation } from "../trust/deprecation.js";
 import type { ToolAnnotations } from "../../protocol/spec.js";
 import { effectiveAnnotations } from "../interop/mcp/tool.js";
 import { encodeCursor, indexAfter, jsonBytes, takePage } from "./page.js";
@@ -62,6 +63,7 @@ export function agentView(a: AgentState, page?: InstancePage): AgentView {
     trust: trustView(a),
   };
   if (a.approval !== undefined) view.approval = approvalView(a.approval);
+  if (a.deprecation !== undefined) view.deprecated = deprecationView(a.deprecation);
   if (!page) {
     view.instances = sorted.map(instanceView);
     return view;
@@ -85,6 +87,28 @@ export function approvalView(a: Approval): ApprovalView {
     ...(a.at !== undefined ? { at: iso(a.at) } : {}),
     ...(a.reason !== undefined ? { reason: a.reason } : {}),
   };
+}
+
+/** v1.2: an operator's deprecation as every reply that shows the agent type carries it (absent when not deprecated). */
+export function deprecationView(d: Deprecation): DeprecationView {
+  return {
+    by: d.by,
+    at: iso(d.at),
+    ...(d.reason !== undefined ? { reason: d.reason } : {}),
+    ...(d.successor !== undefined ? { successor: d.successor } : {}),
+  };
+}
+
+/** The `deprecated` member of a compact reply entry (lookup, route, search, discover): spread it in. */
+export const deprecatedMark = (a: { readonly deprecation?: Deprecation | undefined }): { deprecated?: DeprecationView } =>
+  a.deprecation === undefined ? {} : { deprecated: deprecationView(a.deprecation) };
+
+/** Search results (or any entries naming an agent type) with the `deprecated` mark of each type that has one. */
+export function withDeprecatedMarks<T extends { agent_type: string }>(items: T[], get: (agentType: string) => { readonly deprecation?: Deprecation | undefined } | undefined): T[] {
+  return items.map((r) => {
+    const a = get(r.agent_type);
+    return a?.deprecation === undefined ? r : { ...r, ...deprecatedMark(a) };
+  });
 }
 
 /** v1.2: how the stored spec was verified, as get, list and find show it. */
@@ -117,6 +141,8 @@ export type LookupProvider = {
   tenant_scope: string | null;
   /** v1.2: whether the stored spec was verified against its tenant's trust roots. */
   verified: boolean;
+  /** v1.2: the operator's deprecation of the agent type, when there is one. */
+  deprecated?: DeprecationView;
 };
 
 export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
@@ -135,17 +161,20 @@ export function lookupProvider(a: AgentState, cap: Capability): LookupProvider {
     ready_instances: readyInstances(a),
     tenant_scope: a.spec.tenant_scope,
     verified: a.trust !== undefined,
+    ...deprecatedMark(a),
   };
 }
 
 /**
- * Lookup order (PROTOCOL.md): confidence_hint desc (missing = 0), weight desc, then
- * registration order (registered_at, then agent_type so equal stamps stay stable).
+ * Lookup order (PROTOCOL.md): confidence_hint desc (missing = 0), weight desc, then (v1.2) an
+ * agent type that is not deprecated before one that is, then registration order (registered_at,
+ * then agent_type so equal stamps stay stable).
  */
 export function compareProviders(x: { agent: AgentState; cap: Capability }, y: { agent: AgentState; cap: Capability }): number {
   return (
     (y.cap.confidence_hint ?? 0) - (x.cap.confidence_hint ?? 0) ||
     y.agent.spec.weight - x.agent.spec.weight ||
+    Number(x.agent.deprecation !== undefined) - Number(y.agent.deprecation !== undefined) ||
     x.agent.registered_at - y.agent.registered_at ||
     (x.agent.agent_type < y.agent.agent_type ? -1 : x.agent.agent_type > y.agent.agent_type ? 1 : 0)
   );

@@ -10,6 +10,7 @@ import type { AgentState } from "../model/model.js";
 import type { AgentSpec } from "../spec/spec.js";
 import type { AgentKind } from "../../protocol/spec.js";
 import { ofKind, offeredTo } from "./filters.js";
+import { deprecatedMark } from "./agent-view.js";
 
 export const DiscoverStatus = { Ready: "ready", Busy: "busy", Unavailable: "unavailable" } as const;
 export type DiscoverStatus = (typeof DiscoverStatus)[keyof typeof DiscoverStatus];
@@ -54,6 +55,7 @@ export function discover(agents: Iterable<AgentState>, capability?: string, kind
       id: agent.agent_type,
       capabilities: agent.spec.capabilities.map((c) => c.name),
       status: discoverStatus(agent),
+      ...deprecatedMark(agent),
     };
     // An empty providers list says nothing, so it is left out like an absent one.
     if (agent.spec.providers && agent.spec.providers.length > 0) item.providers = agent.spec.providers;

@@ -8,7 +8,9 @@ import { ErrorCode, RegistryError, invalidRequest } from "../errors.js";
 import { AgentStatus } from "../model/model.js";
 import type { AgentState } from "../model/model.js";
 import { MAX_WEIGHT } from "../../protocol/spec.js";
+import type { DeprecationView } from "../../protocol/messages.js";
 import { offeredTo } from "./filters.js";
+import { deprecatedMark } from "./agent-view.js";
 
 export type RouteRequest = {
   readonly skill?: string;
@@ -18,7 +20,8 @@ export type RouteRequest = {
   readonly verified_only?: boolean;
 };
 
-export type RouteCandidate = { readonly agent_type: string; readonly score: number };
+/** `deprecated` (v1.2): present when an operator deprecated the candidate's agent type. */
+export type RouteCandidate = { readonly agent_type: string; readonly score: number; readonly deprecated?: DeprecationView };
 
 export type RouteResult = {
   readonly agent_type: string;
@@ -30,6 +33,8 @@ export type RouteResult = {
   readonly score: number;
   /** Every visible ready agent scoring above zero, best first (the winner included). */
   readonly candidates: readonly RouteCandidate[];
+  /** v1.2: present when the chosen agent type is deprecated (it still routes, docs/trust.md "Deprecation"). */
+  readonly deprecated?: DeprecationView;
 };
 
 export const ROUTE_WEIGHTS = { skill: 1.0, tag: 0.5, runtime: 0.1 } as const;
@@ -41,7 +46,9 @@ export const roundScore = (x: number): number => Math.round(x * SCORE_SCALE) / S
 /**
  * Scores every visible ready agent that matches at least one criterion and returns the best.
  * Throws `invalid_request` when the request names no criterion and `no_route` when no agent
- * scores above zero. Ties go to the agent registered first (then agent_type, to stay total).
+ * scores above zero. Ties go to an agent type that is not deprecated (v1.2: the operator said
+ * to move away from a deprecated one, which still routes when nothing else scores as high), then
+ * to the agent registered first (then agent_type, to stay total).
  */
 export function route(index: AgentIndex, req: RouteRequest, tenant: string | null): RouteResult {
   const skill = nonEmpty(req.skill);
@@ -72,6 +79,7 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
   scored.sort(
     (a, b) =>
       b.score - a.score ||
+      Number(a.agent.deprecation !== undefined) - Number(b.agent.deprecation !== undefined) ||
       a.agent.registered_at - b.agent.registered_at ||
       (a.agent.agent_type < b.agent.agent_type ? -1 : a.agent.agent_type > b.agent.agent_type ? 1 : 0),
   );
@@ -86,7 +94,8 @@ export function route(index: AgentIndex, req: RouteRequest, tenant: string | nul
     version: spec.version,
     runtime: spec.runtime ?? null,
     score: best.score,
-    candidates: scored.map((s) => ({ agent_type: s.agent.agent_type, score: s.score })),
+    candidates: scored.map((s) => ({ agent_type: s.agent.agent_type, score: s.score, ...deprecatedMark(s.agent) })),
+    ...deprecatedMark(best.agent),
   };
 }
 

@@ -6,6 +6,7 @@
  * document at a time (begin, addCapability), so the service can spread the work of a burst
  * over many turns of the event loop (service/view/search-indexer.ts).
  */
+import type { DeprecationView } from "../../protocol/messages.js";
 import type { AgentSpec, Capability } from "../spec/spec.js";
 import { isReadOnly } from "./filters.js";
 
@@ -96,7 +97,8 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-export type SearchResult = { readonly agent_type: string; readonly capability: string; readonly score: number };
+/** `deprecated` (v1.2) is added by the query from the view, not kept in the index. */
+export type SearchResult = { readonly agent_type: string; readonly capability: string; readonly score: number; readonly deprecated?: DeprecationView };
 
 /** `readOnly`: the capability's annotations say readOnlyHint true (the `read_only` filter, filters.ts). */
 type Doc = { readonly agentType: string; readonly capability: string; readonly length: number; readonly readOnly: boolean };

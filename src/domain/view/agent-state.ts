@@ -6,6 +6,7 @@
  */
 import type { Attestation } from "../trust/verify-signatures.js";
 import type { Approval } from "../trust/approval-policy.js";
+import type { Deprecation } from "../trust/deprecation.js";
 import type { TrustLapse } from "../trust/trust-lapse.js";
 import type { SignedEvidence } from "../trust/signed-evidence.js";
 import { capabilitiesByName } from "./capability-changes.js";
@@ -39,14 +40,13 @@ export type MutableAgent = {
   trust_lapse: TrustLapse | undefined;
   /** v1.2: signed-evidence.ts; undefined: none kept. */
   signed: SignedEvidence | undefined;
+  /** v1.2: deprecation.ts; undefined: not deprecated. */
+  deprecation: Deprecation | undefined;
   /** Capability name -> the capability in the spec, computed once per spec. */
   caps: ReadonlyMap<string, Capability>;
   /** The size of the spec key's value in the bucket (stored-bytes.ts). */
   stored: number;
 };
-
-/** What an agent's approval and trust were before a record replaced them, for the events of their change. */
-export type StandingBefore = { approval: Approval | undefined; trust: Attestation | undefined; trust_lapse: TrustLapse | undefined };
 
 /**
  * An agent type first applied, with the instances and tombstones the view kept for it until
@@ -69,14 +69,14 @@ export function newAgentState(agentType: string, record: AgentRecord, revision: 
     approval: record.approval,
     trust_lapse: record.trust_lapse,
     signed: record.signed,
+    deprecation: record.deprecation,
     caps: capabilitiesByName(record.spec),
     stored,
   };
 }
 
-/** A new record of an agent type the view holds, applied in place; returns its approval and trust before. */
-export function updateAgentState(agent: MutableAgent, record: AgentRecord, revision: number, stored: number): StandingBefore {
-  const before: StandingBefore = { approval: agent.approval, trust: agent.trust, trust_lapse: agent.trust_lapse };
+/** A new record of an agent type the view holds, applied in place (record-events.ts's recordBefore takes what it held first). */
+export function updateAgentState(agent: MutableAgent, record: AgentRecord, revision: number, stored: number): void {
   agent.stored = stored;
   agent.spec = record.spec;
   agent.registered_at = record.registered_at;
@@ -87,13 +87,13 @@ export function updateAgentState(agent: MutableAgent, record: AgentRecord, revis
   agent.trust_lapse = record.trust_lapse;
   agent.signed = record.signed;
   agent.approval = record.approval;
+  agent.deprecation = record.deprecation;
   agent.caps = capabilitiesByName(record.spec);
-  return before;
 }
 
 /** The agent record the view's agent was applied from (what `current` compares a write against). */
 export function agentRecordOf(a: MutableAgent): AgentRecord {
-  const { spec, registered_at, updated_at, trust, approval, trust_lapse, signed } = a;
+  const { spec, registered_at, updated_at, trust, approval, trust_lapse, signed, deprecation } = a;
   const record: AgentRecord = a.static ? { kind: "agent", spec, registered_at, updated_at, static: true } : { kind: "agent", spec, registered_at, updated_at };
-  return { ...record, ...(trust ? { trust } : {}), ...(approval ? { approval } : {}), ...(trust_lapse ? { trust_lapse } : {}), ...(signed ? { signed } : {}) };
+  return { ...record, ...(trust ? { trust } : {}), ...(approval ? { approval } : {}), ...(trust_lapse ? { trust_lapse } : {}), ...(signed ? { signed } : {}), ...(deprecation ? { deprecation } : {}) };
 }

@@ -30,7 +30,9 @@ type DerivedType =
   | "registry.agent.approved"
   | "registry.agent.rejected"
   | "registry.agent.trust_changed"
-  | "registry.trust.roots_changed";
+  | "registry.trust.roots_changed"
+  | "registry.agent.deprecated"
+  | "registry.agent.undeprecated";
 
 /** A derived event before it gets its envelope; `subject` is the agent_type or capability. */
 export type DerivedEvent = { [T in DerivedType]: { type: T; subject: string; data: EventData[T] } }[DerivedType];

@@ -7,10 +7,9 @@
  * ReadonlyMap/readonly types.
  */
 import { isRoutable } from "../trust/approval-policy.js";
-import { approvalEvent } from "./approval-events.js";
-import { trustChangedEvent } from "./trust-events.js";
+import { recordBefore, recordEvents } from "./record-events.js";
 import { capabilityChanges, readyCapabilities } from "./capability-changes.js";
-import { newAgentState, updateAgentState, type MutableAgent, type StandingBefore, type Tombstone } from "./agent-state.js";
+import { newAgentState, updateAgentState, type MutableAgent, type Tombstone } from "./agent-state.js";
 import {
   agentKey,
   parseKey,
@@ -368,15 +367,14 @@ export class RegistryView {
     }
     this.schemas.changed(agentType);
     let agent: MutableAgent;
-    let standingBefore: StandingBefore | undefined;
-    const existingSpec = existing?.spec;
+    const held = existing === undefined ? undefined : recordBefore(existing);
     const stored = valueBytes(entry.value.length, entry.key.length);
     if (existing) {
       this.index.remove(agentType, existing.spec);
       const tenantBefore = existing.spec.tenant_scope;
       this.bytes.add(existing.agent_type, tenantBefore, stored - existing.stored);
       this.bytes.moveType(existing.agent_type, tenantBefore, record.spec.tenant_scope);
-      standingBefore = updateAgentState(existing, record, entry.revision, stored);
+      updateAgentState(existing, record, entry.revision, stored);
       agent = existing;
     } else {
       agent = newAgentState(agentType, record, entry.revision, stored, this.table.orphans.get(agentType) ?? new Map(), this.table.orphanTombstones.get(agentType) ?? new Map());
@@ -396,9 +394,7 @@ export class RegistryView {
     this.refreshStatus(agent);
     this.notify(agentType, agent);
     const changes = capabilityChanges(agentType, before, readyCapabilities(agent), entry.revision, this.ready);
-    const decided = approvalEvent(agent.agent_type, agent.spec, standingBefore === undefined ? undefined : { spec: existingSpec!, approval: standingBefore.approval }, record.approval, entry.revision);
-    const trustChanged = standingBefore === undefined ? undefined : trustChangedEvent(agent.agent_type, agent.spec, { spec: existingSpec!, trust: standingBefore.trust, trust_lapse: standingBefore.trust_lapse }, record, entry.revision);
-    return [...(decided ? [decided] : []), ...(trustChanged ? [trustChanged] : []), ...changes];
+    return [...recordEvents(agent.agent_type, held, record, entry.revision), ...changes];
   }
 
   private applyInstance(agentType: string, instanceId: string, entry: StoreEntry): DerivedEvent[] {

@@ -8,7 +8,7 @@ import semver from "semver";
 import { decodeCursor, indexAfter, nextCursor, takePage, type Page, type PageLimits } from "../../domain/query/page.js";
 import { AGENT_TYPE_RE, CAPABILITY_RE } from "../../protocol/ids.js";
 import type { CapabilityEntry } from "../../protocol/messages.js";
-import { agentView, compareProviders, lookupProvider } from "../../domain/query/agent-view.js";
+import { agentView, compareProviders, lookupProvider, withDeprecatedMarks } from "../../domain/query/agent-view.js";
 import { discover, find, type DiscoveredAgent } from "../../domain/query/discovery.js";
 import { isReadOnly, offeredTo, ofKind } from "../../domain/query/filters.js";
 import { capabilitiesQuery, discoverQuery, findQuery, lookupQuery, routeQuery, searchQuery, type DiscoverQuery, type LookupQuery, type SearchQuery } from "../../domain/messages.js";
@@ -215,7 +215,7 @@ function lookupReply<M>(at: QueryContext, q: LookupQuery, ordered: M[], offset: 
 
 /** One region's search results for `q`, best first (BM25 over that region's agents). */
 function searchIn(at: RegionReadings, q: SearchQuery, tenant: Tenant): SearchResult[] {
-  return at.search.index.query(
+  const results = at.search.index.query(
     q.query,
     q.limit ?? 10,
     (type) => {
@@ -224,6 +224,7 @@ function searchIn(at: RegionReadings, q: SearchQuery, tenant: Tenant): SearchRes
     },
     { readOnly: q.read_only },
   );
+  return withDeprecatedMarks(results, (type) => at.view.get(type));
 }
 
 /** The discover entries of `view` that `tenant` sees, after the agent type `after` when given, ordered by id. */

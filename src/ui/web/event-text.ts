@@ -27,6 +27,8 @@ const DETAIL: Record<EventType, (d: Fields) => string> = {
   [EventType.AgentTrustChanged]: (d) => `v${v(d, "version")} ${v(d, "previous_state")} -> ${v(d, "state")} (${v(d, "reason")}${d["kid"] ? `, key ${v(d, "kid")}` : ""})`,
   [EventType.TrustRootsChanged]: (d) =>
     `${d["change"] === "deleted" ? "trust roots deleted from the bucket" : `trust roots set: mode ${v(d, "mode")}, approval ${v(d, "approval")}, keys ${names(d, "kids")}`}${d["by"] ? ` by ${v(d, "by")}` : ""}`,
+  [EventType.AgentDeprecated]: (d) => `v${v(d, "version")} deprecated by ${v(d, "by")}${d["reason"] ? `: ${v(d, "reason")}` : ""}${d["successor"] ? `; use ${v(d, "successor")}` : ""}`,
+  [EventType.AgentUndeprecated]: (d) => `v${v(d, "version")} no longer deprecated (by ${v(d, "by")}${d["reason"] ? `: ${v(d, "reason")}` : ""})`,
   [EventType.AgentHeartbeat]: (d) => `${v(d, "instance_id")} ${v(d, "status")}, ${v(d, "active_tasks") || "unknown"} active tasks`,
   [EventType.SelfPreservationAlert]: (d) =>
     `${d["active"] ? "evictions paused" : "evictions resumed"}: ${v(d, "overdue")} of ${v(d, "live")} live instances overdue (share ${v(d, "ratio")}, threshold ${v(d, "threshold")})`,

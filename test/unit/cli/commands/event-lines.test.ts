@@ -69,6 +69,16 @@ const SAMPLES: { [T in EventType]: { subject: string; data: EventData[T]; says: 
     data: { tenant: "acme", change: "set", mode: "require", approval: "auto", kids: ["acme-2026"], by: "alice", revision: 22 },
     says: ["trust roots set: mode require, approval auto, keys acme-2026 by alice"],
   },
+  "registry.agent.deprecated": {
+    subject: "summarizer",
+    data: { agent_type: "summarizer", version: "1.4.0", tenant_scope: null, deprecated: true, by: "alice", reason: "replaced by summarizer-v2", successor: "summarizer-v2", revision: 30 },
+    says: ["1.4.0", "deprecated by alice: replaced by summarizer-v2", "use summarizer-v2"],
+  },
+  "registry.agent.undeprecated": {
+    subject: "summarizer",
+    data: { agent_type: "summarizer", version: "1.4.0", tenant_scope: null, deprecated: false, by: "bob", reason: "v2 rolled back", successor: null, revision: 31 },
+    says: ["1.4.0", "no longer deprecated", "bob", "v2 rolled back"],
+  },
   "registry.agent.heartbeat": {
     subject: "summarizer",
     data: { agent_type: "summarizer", instance_id: "i1", status: "ready", active_tasks: 2 },
