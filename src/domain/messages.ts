@@ -201,10 +201,13 @@ export type ApproveMessage = z.infer<typeof approveMessage>;
 /** The body of `registry.approval.reject.<agent_type>`: a rejection says why. */
 export const rejectMessage = z.object({ by: decidedBy, version: reviewedVersion, revision: reviewedRevision, reason: z.string().min(1).max(4096) });
 export type RejectMessage = z.infer<typeof rejectMessage>;
-/** The body of `registry.approval.pending`: the specs waiting (or, with `state`, rejected), of one tenant or all. */
+/**
+ * The body of `registry.approval.pending`: the specs waiting (or, with `state`, rejected, or
+ * withheld by trust: no longer verified under `require`, v1.2), of one tenant or all.
+ */
 export const pendingQuery = z.object({
   tenant: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a tenant id").nullable().optional(),
-  state: z.enum(["pending", "rejected"]).optional(),
+  state: z.enum(["pending", "rejected", "withheld"]).optional(),
   limit: pageLimit,
   cursor,
   min_revision: minRevision,

@@ -254,7 +254,8 @@ export type RejectRequest = { by: string; version?: string; revision?: number; r
 /** The stored spec's approval once the decision is written. */
 export type ApprovalReply = { agent_type: string; version: string; tenant_scope: string | null; approval: ApprovalView; revision: number };
 /** v1.2: `registry.approval.pending`: specs waiting for a decision (or rejected), all tenants unless `tenant` names one (null: shared agents). */
-export type PendingRequest = QueryBody & { tenant?: string | null; state?: "pending" | "rejected"; limit?: number; cursor?: string | null };
+/** `state: "withheld"` (v1.2): the specs whose signatures no longer verify under their tenant's `require` (not routed, docs/trust.md). */
+export type PendingRequest = QueryBody & { tenant?: string | null; state?: "pending" | "rejected" | "withheld"; limit?: number; cursor?: string | null };
 export type PendingReply = { agents: AgentView[]; next_cursor: string | null; revision: number };
 /** v1.2: `registry.approval.deprecate.<agent_type>` (operators only, docs/trust.md "Deprecation"). */
 export type DeprecateRequest = { by: string; version?: string; revision?: number; reason?: string; successor?: string };

@@ -18,8 +18,13 @@ export type FleetRow = {
   last_heartbeat: string | null;
   tenant_scope: string | null;
   owner_team: string;
-  /** Where the stored spec stands in the approval gate when it is not routable ("pending", "rejected"); null when it is (approved, or approval auto). */
+  /**
+   * Why the stored spec is not routable: the approval gate's "pending" or "rejected", or
+   * "withheld" (no longer verified under its tenant's `require`, docs/trust.md); null when it is routable.
+   */
   approval: string | null;
+  /** v1.2: the operator's deprecation (docs/trust.md, "Deprecation"), in words ("by alice: why; use X"); null when not deprecated. Still routed. */
+  deprecated: string | null;
 };
 
 export type FleetPage = { agents: FleetRow[]; next_cursor: string | null; revision: number };
@@ -97,7 +102,22 @@ export type ApprovalRow = {
   /** Whether the spec's signature was verified (docs/trust.md), and by whose key. */
   verified_by: string | null;
   approval: { state: string; by: string | null; at: string | null; reason: string | null };
+  /** Withheld by trust (listed with `state=withheld`): why its signatures no longer verify, with which key, since when; null otherwise. */
+  withheld: { reason: string; kid: string | null; at: string } | null;
+  /** The operator's deprecation in words, as FleetRow's; null when not deprecated. */
+  deprecated: string | null;
 };
 
-/** `/ui/api/approvals?state=pending|rejected`: one page of the registry's `registry.approval.pending`. */
-export type ApprovalsPage = { state: "pending" | "rejected"; agents: ApprovalRow[]; next_cursor: string | null; revision: number };
+/** `/ui/api/approvals?state=pending|rejected|withheld`: one page of the registry's `registry.approval.pending`. */
+export type ApprovalsPage = { state: "pending" | "rejected" | "withheld"; agents: ApprovalRow[]; next_cursor: string | null; revision: number };
+
+/** An operator's deprecation as the page's rows say it: "by alice: why; use X". */
+export function deprecationText(d: { by: string; reason?: string; successor?: string } | undefined): string | null {
+  return d === undefined ? null : `by ${d.by}${d.reason === undefined ? "" : `: ${d.reason}`}${d.successor === undefined ? "" : `; use ${d.successor}`}`;
+}
+
+/** Why a spec is not routable, as FleetRow's `approval` says it; null when it is. */
+export function holdOf(a: { approval?: { state: string }; trust?: { verified: boolean; lapse?: { state: string } } }): string | null {
+  if (a.approval !== undefined && a.approval.state !== "approved") return a.approval.state;
+  return a.trust !== undefined && !a.trust.verified && a.trust.lapse?.state === "withheld" ? "withheld" : null;
+}

@@ -85,7 +85,7 @@ it("lists every tenant's pending specs, a page at a time, and refuses a state it
   const second = (await api(`approvals?limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`)).body as ApprovalsPage;
   expect(second.agents.map((a) => a.agent_type)).toEqual(["ap-search"]);
   expect(second.next_cursor).toBeNull();
-  expect(await api("approvals?state=approved")).toEqual({ status: 400, body: { error: { code: "invalid_request", message: "state: one of pending, rejected" } } });
+  expect(await api("approvals?state=approved")).toEqual({ status: 400, body: { error: { code: "invalid_request", message: "state: one of pending, rejected, withheld" } } });
   expect((await api("approvals?limit=501")).status).toBe(400);
 });
 

@@ -69,19 +69,22 @@ export const rejectCommand: Command = {
 
 export const pendingCommand: Command = {
   name: "pending",
-  summary: "list the specs waiting for an operator's approval (all pages), or the rejected ones",
-  usage: "pending [--tenant TENANT | --shared] [--rejected]",
-  examples: ["agent-registry pending", "agent-registry pending --tenant acme --json", "agent-registry pending --rejected"],
+  summary: "list the specs waiting for an operator's approval (all pages), or the rejected ones, or those withheld by trust",
+  usage: "pending [--tenant TENANT | --shared] [--rejected | --withheld]",
+  examples: ["agent-registry pending", "agent-registry pending --tenant acme --json", "agent-registry pending --rejected", "agent-registry pending --withheld"],
   options: {
     shared: { type: "boolean", description: "only shared agents' specs (no tenant_scope); --tenant names one tenant's" },
     rejected: { type: "boolean", description: "the rejected specs instead of the pending ones" },
+    withheld: { type: "boolean", description: "the specs withheld by trust (no longer verified under require: not routed) instead" },
   },
   args: { min: 0, max: 0 },
   async run(ctx) {
     if (ctx.values["shared"] === true && ctx.tenant !== undefined) throw new UsageError("--shared and --tenant: pick one");
+    if (ctx.values["rejected"] === true && ctx.values["withheld"] === true) throw new UsageError("--rejected and --withheld: pick one");
+    const state = ctx.values["rejected"] === true ? ("rejected" as const) : ctx.values["withheld"] === true ? ("withheld" as const) : undefined;
     const req: PendingRequest = {
       ...(ctx.values["shared"] === true ? { tenant: null } : ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
-      ...(ctx.values["rejected"] === true ? { state: "rejected" as const } : {}),
+      ...(state !== undefined ? { state } : {}),
     };
     const client = await ctx.client();
     const agents: AgentView[] = [];
@@ -97,17 +100,22 @@ export const pendingCommand: Command = {
       ctx.printJson({ agents, revision });
       return ExitCode.Ok;
     }
-    ctx.out(pendingTable(ctx, agents, req.state === "rejected"));
+    ctx.out(pendingTable(ctx, agents, req.state ?? "pending"));
     return ExitCode.Ok;
   },
 };
 
-function pendingTable(ctx: Pick<CommandContext, "colors">, agents: readonly AgentView[], rejected: boolean): string {
-  if (agents.length === 0) return rejected ? "no rejected specs" : "no specs waiting for approval";
+const EMPTY = { pending: "no specs waiting for approval", rejected: "no rejected specs", withheld: "no specs withheld by trust" } as const;
+
+function pendingTable(ctx: Pick<CommandContext, "colors">, agents: readonly AgentView[], state: keyof typeof EMPTY): string {
+  if (agents.length === 0) return EMPTY[state];
   const rows = agents.map((a) => {
     const row = [a.agent_type, a.version, a.tenant_scope ?? "shared", String(a.instance_count), a.owner_team, a.trust.verified ? `yes (${a.trust.publisher})` : "no", String(a.revision)];
-    return rejected ? [...row, `${a.approval?.by ?? "?"}: ${a.approval?.reason ?? ""}`] : row;
+    if (state === "rejected") return [...row, `${a.approval?.by ?? "?"}: ${a.approval?.reason ?? ""}`];
+    const lapse = a.trust.verified ? undefined : a.trust.lapse;
+    return state === "withheld" ? [...row, `${lapse?.reason ?? "?"}${lapse?.kid ? ` (key ${lapse.kid})` : ""}`] : row;
   });
   const head = ["AGENT TYPE", "VERSION", "TENANT", "INSTANCES", "OWNER", "VERIFIED", "REVISION"];
-  return renderTable(rejected ? [...head, "REJECTED"] : head, rows, { colors: ctx.colors, right: [3, 6] });
+  const extra = state === "rejected" ? ["REJECTED"] : state === "withheld" ? ["WITHHELD"] : [];
+  return renderTable([...head, ...extra], rows, { colors: ctx.colors, right: [3, 6] });
 }

@@ -46,7 +46,7 @@ export class Approvals {
     return { agent_type: agentType, version: record.spec.version, tenant_scope: record.spec.tenant_scope ?? null, approval: approvalView(record.approval!), revision };
   }
 
-  /** The specs in `state` (pending by default), ordered by agent type, of one tenant (null: shared agents) or all. */
+  /** The specs in `state` (pending by default; or rejected, or withheld by trust), ordered by agent type, of one tenant (null: shared agents) or all. */
   async pending(q: PendingQuery): Promise<PendingReply> {
     const { view } = this.deps;
     if (q.min_revision !== undefined && q.min_revision > view.revision) {
@@ -55,9 +55,11 @@ export class Approvals {
     }
     const revision = view.revision;
     const state = q.state ?? ApprovalState.Pending;
+    // Withheld by trust (trust-lapse.ts) is no approval state, but as much the operator's to look at.
+    const held = state === "withheld" ? (a: AgentState) => a.trust_lapse?.state === "withheld" : (a: AgentState) => a.approval?.state === state;
     const matching: AgentState[] = [];
     for (const a of view.all()) {
-      if (a.approval?.state !== state) continue;
+      if (!held(a)) continue;
       if (q.tenant !== undefined && (a.spec.tenant_scope ?? null) !== q.tenant) continue;
       matching.push(a);
     }

@@ -9,7 +9,7 @@ import type { AgentView, GraphReply, ListRequest } from "../../client/types.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import { AgentStatus } from "../../protocol/states.js";
 import { AGENT_KINDS, type AgentKind } from "../../protocol/spec.js";
-import type { FleetRow, FleetSummary } from "../shared.js";
+import { deprecationText, holdOf, type FleetRow, type FleetSummary } from "../shared.js";
 import { RATE_RANGES, requestHistory, requestRates } from "./history.js";
 import { lastHeard } from "./last-heard.js";
 import { pageGraph } from "./graph-api.js";
@@ -55,8 +55,9 @@ export function fleetRow(a: AgentView): FleetRow {
     last_heartbeat: a.last_heartbeat,
     tenant_scope: a.tenant_scope,
     owner_team: a.owner_team,
-    // Only a spec that is not routable says so: pending or rejected (docs/trust.md).
-    approval: a.approval !== undefined && a.approval.state !== "approved" ? a.approval.state : null,
+    // Only a spec that is not routable says so: pending or rejected, or withheld by trust (docs/trust.md).
+    approval: holdOf(a),
+    deprecated: deprecationText(a.deprecated)?.slice(0, 500) ?? null,
   };
 }
 

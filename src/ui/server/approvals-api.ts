@@ -7,9 +7,9 @@
  */
 import type { RegistryClient } from "../../client/registry-client.js";
 import type { AgentView } from "../../client/types.js";
-import type { ApprovalRow, ApprovalsPage } from "../shared.js";
+import { deprecationText, type ApprovalRow, type ApprovalsPage } from "../shared.js";
 
-const STATES = ["pending", "rejected"] as const;
+const STATES = ["pending", "rejected", "withheld"] as const;
 type ListedState = (typeof STATES)[number];
 const PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 500;
@@ -33,6 +33,8 @@ export function approvalRow(a: AgentView): ApprovalRow {
     revision: a.revision,
     verified_by: a.trust.verified ? a.trust.publisher : null,
     approval: { state: decided.state, by: decided.by ?? null, at: decided.at ?? null, reason: decided.reason?.slice(0, MAX_REASON_CHARS) ?? null },
+    withheld: !a.trust.verified && a.trust.lapse?.state === "withheld" ? { reason: a.trust.lapse.reason, kid: a.trust.lapse.kid, at: a.trust.lapse.at } : null,
+    deprecated: deprecationText(a.deprecated)?.slice(0, MAX_REASON_CHARS) ?? null,
   };
 }
 

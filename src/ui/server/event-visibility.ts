@@ -53,8 +53,12 @@ export const VIEW_WAIT_MS = 1000;
 /** The page's queries name no tenant: it sees shared agents only. */
 const PAGE_TENANT = null;
 
-/** The approval gate's events, shown to every page (the approvals view lists every tenant's). */
-const APPROVAL_EVENTS: ReadonlySet<unknown> = new Set([EventType.AgentPending, EventType.AgentApproved, EventType.AgentRejected]);
+/**
+ * The approval gate's events and trust changes, shown to every page: the approvals view lists
+ * every tenant's pending, rejected and withheld specs, and these events (type, version, tenant,
+ * state, who and why, or the key and reason) carry no more than it shows.
+ */
+const APPROVAL_EVENTS: ReadonlySet<unknown> = new Set([EventType.AgentPending, EventType.AgentApproved, EventType.AgentRejected, EventType.AgentTrustChanged]);
 
 type Fields = Record<string, unknown>;
 

@@ -56,6 +56,13 @@ describe("the page's event visibility", () => {
     expect(visibility.shownNow({ type: "registry.agent.status_changed", subject: "hidden", data: { agent_type: "hidden", revision } })).toBeNull();
   });
 
+  it("sends trust changes to every page too (the withheld list is every tenant's), but not a tenant's deprecations", () => {
+    const trust = { type: "registry.agent.trust_changed", subject: "hidden", data: { agent_type: "hidden", version: "1.0.0", tenant_scope: "acme", previous_state: "verified", state: "withheld", kid: "k2", publisher: "Acme", reason: "unknown_key", revision } };
+    expect(visibility.shownNow(trust)).toBe(trust);
+    const deprecated = { type: "registry.agent.deprecated", subject: "hidden", data: { agent_type: "hidden", version: "1.0.0", tenant_scope: "acme", deprecated: true, by: "a", reason: null, successor: null, revision } };
+    expect(visibility.shownNow(deprecated)).toBeNull();
+  });
+
   it("waits for the view to reach an event's revision before deciding on an agent it does not hold", async () => {
     const event = { type: "registry.agent.registered", subject: "late", data: { agent_type: "late", tenant_scope: null, revision: revision + 1 } };
     expect(visibility.shownNow(event)).toBeNull();
