@@ -12,6 +12,7 @@ from .cache import Cached, CapabilityCache
 from .call import CAPABILITY_HEADER, CallResult
 from .client import RegistryClient
 from .connection import connect
+from .deprecation import DEPRECATION_EVENTS, DeprecationData, DeprecationReply
 from .errors import (
     ERROR_CLASSES,
     AgentReplyError,
@@ -55,6 +56,7 @@ from .replies import (
     CapabilitiesReply,
     CapabilityEntry,
     CloudEvent,
+    DeprecationView,
     LookupReply,
     PendingReply,
     Provider,
@@ -72,6 +74,7 @@ from .tools import ToolSet, tool_name, tools_for
 __all__ = [
     "APPROVAL_EVENTS",
     "CAPABILITY_HEADER",
+    "DEPRECATION_EVENTS",
     "ERROR_CLASSES",
     "Agent",
     "AgentEvent",
@@ -92,6 +95,9 @@ __all__ = [
     "CloudEvent",
     "ConflictError",
     "Dependency",
+    "DeprecationData",
+    "DeprecationReply",
+    "DeprecationView",
     "InternalError",
     "InvalidCardError",
     "InvalidPayloadError",

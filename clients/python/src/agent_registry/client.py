@@ -16,6 +16,7 @@ from nats.aio.client import Client as NatsClient
 from pydantic import BaseModel
 
 from .call import CallResult, call_capability
+from .deprecation import DeprecationOps
 from .errors import InvalidRequestError, RegistryTimeoutError, RegistryUnreachableError, decode_reply
 from .ids import AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE, check_token
 from .models import AgentKind, AgentSpec, AgentStatus, InstanceStatus, JsonSchema
@@ -93,7 +94,7 @@ def request_failure(error: Exception, subject: str, timeout: float, nobody: str)
     return error
 
 
-class RegistryClient:
+class RegistryClient(DeprecationOps):
     """Queries and writes of the registry over one NATS connection.
 
     ``tenant`` sends queries to ``<prefix>.tenant.<tenant>.<op>`` (shared agents plus the tenant's)
@@ -624,7 +625,7 @@ class RegistryClient:
         *,
         tenant: str | None = None,
         shared_only: bool = False,
-        state: Literal["pending", "rejected"] | None = None,
+        state: Literal["pending", "rejected", "withheld"] | None = None,
         limit: int | None = None,
         cursor: str | None = None,
         min_revision: int | None = None,
@@ -642,7 +643,7 @@ class RegistryClient:
         *,
         tenant: str | None = None,
         shared_only: bool = False,
-        state: Literal["pending", "rejected"] | None = None,
+        state: Literal["pending", "rejected", "withheld"] | None = None,
         limit: int | None = None,
         min_revision: int | None = None,
         timeout: float | None = None,

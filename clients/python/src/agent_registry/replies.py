@@ -31,6 +31,18 @@ class ApprovalView(Reply):
     reason: str | None = None
 
 
+class DeprecationView(Reply):
+    """An operator's deprecation of an agent type (protocol v1.2, docs/trust.md "Deprecation").
+
+    A warning, not a removal: the agent type is still routed; ``successor`` is what to use instead.
+    """
+
+    by: str
+    at: str
+    reason: str | None = None
+    successor: str | None = None
+
+
 class RegisterReply(Reply):
     agent_type: str
     version: str
@@ -113,6 +125,8 @@ class AgentView(Reply):
     instances_next_cursor: str | None = None
     approval: ApprovalView | None = None
     """v1.2: set once the spec was stored under policy manual; None means approved by policy ``auto``."""
+    deprecated: DeprecationView | None = None
+    """v1.2: set while an operator has deprecated the agent type (it is still routed)."""
 
     @property
     def routable(self) -> bool:
@@ -134,6 +148,7 @@ class Provider(Reply):
     status: AgentStatus
     ready_instances: int
     tenant_scope: str | None = None
+    deprecated: DeprecationView | None = None
 
 
 class Paged(Reply):
@@ -170,6 +185,7 @@ class CapabilitiesReply(Paged):
 class RouteCandidate(Reply):
     agent_type: str
     score: float
+    deprecated: DeprecationView | None = None
 
 
 class RouteReply(Reply):
@@ -181,6 +197,8 @@ class RouteReply(Reply):
     score: float
     candidates: list[RouteCandidate]
     revision: int
+    deprecated: DeprecationView | None = None
+    """v1.2: set when the chosen agent type is deprecated (a tie goes to one that is not)."""
 
 
 class FindReply(Paged):
@@ -191,6 +209,7 @@ class SearchResult(Reply):
     agent_type: str
     capability: str
     score: float
+    deprecated: DeprecationView | None = None
 
 
 class SearchReply(Reply):
@@ -203,6 +222,7 @@ class DiscoveredAgent(Reply):
     capabilities: list[str]
     status: Literal["ready", "busy", "unavailable"]
     providers: list[ModelProvider] | None = None
+    deprecated: DeprecationView | None = None
 
 
 class DiscoverReply(Paged):

@@ -1,0 +1,97 @@
+"""Deprecation of an agent type (protocol v1.2, docs/trust.md "Deprecation"): operators only.
+
+A deprecated agent type stays routable; every answer that shows it carries ``deprecated`` (a
+:class:`~agent_registry.replies.DeprecationView`) with who, why and the successor to move to.
+The operations live on ``registry.approval.deprecate.<type>`` and ``.undeprecate.<type>``, under no
+tenant whatever the client's; :class:`DeprecationOps` gives :class:`~agent_registry.RegistryClient`
+its ``deprecate`` and ``undeprecate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .ids import AGENT_TYPE_RE, check_token
+from .replies import DeprecationView, Reply
+
+DEPRECATION_EVENTS = ("registry.agent.deprecated", "registry.agent.undeprecated")
+"""``watch(types=DEPRECATION_EVENTS)``; each event's ``data`` reads as :class:`DeprecationData`."""
+
+
+class DeprecationReply(Reply):
+    """The answer to ``deprecate`` and ``undeprecate``: the deprecation once written, None once withdrawn."""
+
+    agent_type: str
+    version: str
+    tenant_scope: str | None = None
+    deprecated: DeprecationView | None = None
+    revision: int
+
+
+class DeprecationData(Reply):
+    """The ``data`` of ``registry.agent.deprecated`` and ``.undeprecated``: who, why, and the successor."""
+
+    agent_type: str
+    version: str
+    tenant_scope: str | None = None
+    deprecated: bool
+    by: str
+    reason: str | None = None
+    successor: str | None = None
+    revision: int
+
+
+class DeprecationOps:
+    """``deprecate`` and ``undeprecate`` for a client that has ``prefix`` and ``request``."""
+
+    prefix: str
+
+    async def request(
+        self, subject: str, body: Mapping[str, Any], timeout: float | None = None, *, nobody: str | None = None
+    ) -> Any:
+        raise NotImplementedError
+
+    async def deprecate(
+        self,
+        agent_type: str,
+        *,
+        by: str,
+        reason: str | None = None,
+        successor: str | None = None,
+        version: str | None = None,
+        revision: int | None = None,
+        timeout: float | None = None,
+    ) -> DeprecationReply:
+        """Deprecates an agent type, saying why and what to use instead; it stays routable.
+
+        ``version`` and ``revision`` name what was reviewed: another stored spec is ConflictError,
+        and so is the same deprecation again; other words replace the first ones.
+        """
+        if successor is not None:
+            check_token("successor", successor, AGENT_TYPE_RE)
+        body = _fields(by=by, reason=reason, successor=successor, version=version, revision=revision)
+        reply = await self.request(self._subject("deprecate", agent_type), body, timeout)
+        return DeprecationReply.model_validate(reply)
+
+    async def undeprecate(
+        self,
+        agent_type: str,
+        *,
+        by: str,
+        reason: str | None = None,
+        version: str | None = None,
+        revision: int | None = None,
+        timeout: float | None = None,
+    ) -> DeprecationReply:
+        """Withdraws the deprecation; ConflictError when the agent type is not deprecated."""
+        body = _fields(by=by, reason=reason, version=version, revision=revision)
+        reply = await self.request(self._subject("undeprecate", agent_type), body, timeout)
+        return DeprecationReply.model_validate(reply)
+
+    def _subject(self, op: str, agent_type: str) -> str:
+        return f"{self.prefix}.approval.{op}.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
+
+
+def _fields(**fields: Any) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
