@@ -51,7 +51,8 @@ type ApprovalReply struct {
 
 // PendingRequest filters registry.approval.pending: every tenant's specs unless Tenant names
 // one, or SharedOnly asks for the shared agents' (tenant null on the wire); State is
-// ApprovalPending (the default when empty) or ApprovalRejected.
+// ApprovalPending (the default when empty), ApprovalRejected, or "withheld" (v1.2: the specs no
+// longer verified under their tenant's require, not routed).
 type PendingRequest struct {
 	Tenant     string
 	SharedOnly bool

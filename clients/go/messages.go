@@ -78,6 +78,8 @@ type Provider struct {
 	Status               string           `json:"status"`
 	ReadyInstances       int              `json:"ready_instances"`
 	TenantScope          *string          `json:"tenant_scope"`
+	// Deprecated (v1.2) is set while an operator has deprecated the agent type; it is still a provider.
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // LookupReply answers lookup.
@@ -150,8 +152,9 @@ type RouteRequest struct {
 
 // RouteCandidate is one scored agent type.
 type RouteCandidate struct {
-	AgentType string  `json:"agent_type"`
-	Score     float64 `json:"score"`
+	AgentType  string           `json:"agent_type"`
+	Score      float64          `json:"score"`
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // RouteReply answers route.
@@ -164,6 +167,8 @@ type RouteReply struct {
 	Score         float64          `json:"score"`
 	Candidates    []RouteCandidate `json:"candidates"`
 	Revision      uint64           `json:"revision"`
+	// Deprecated (v1.2) is set when the chosen agent type is deprecated (a tie goes to one that is not).
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // FindRequest names exactly one of Skill, Tag, Name.
@@ -192,9 +197,10 @@ type SearchRequest struct {
 
 // SearchResult is one hit of a search.
 type SearchResult struct {
-	AgentType  string  `json:"agent_type"`
-	Capability string  `json:"capability"`
-	Score      float64 `json:"score"`
+	AgentType  string           `json:"agent_type"`
+	Capability string           `json:"capability"`
+	Score      float64          `json:"score"`
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // SearchReply answers search.
@@ -217,6 +223,8 @@ type DiscoveredAgent struct {
 	Capabilities []string        `json:"capabilities"`
 	Status       string          `json:"status"`
 	Providers    []ModelProvider `json:"providers,omitempty"`
+	// Deprecated (v1.2) is set while an operator has deprecated the agent type.
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // DiscoverReply answers discover.

@@ -172,6 +172,9 @@ type AgentView struct {
 	// Approval (v1.2) is where the stored spec stands in its tenant's approval gate; nil when
 	// it was approved by policy auto (docs/trust.md).
 	Approval *ApprovalView `json:"approval,omitempty"`
+	// Deprecated (v1.2) is set while an operator has deprecated the agent type (docs/trust.md
+	// "Deprecation"): still routed, with who, why and the successor to move to.
+	Deprecated *DeprecationView `json:"deprecated,omitempty"`
 }
 
 // Routable reports whether routing queries may answer with the agent: its spec is approved,
