@@ -393,7 +393,8 @@ var replyTypes = map[string]func() any{
 	"card": func() any { return &ar.CardReply{} }, "toolspec": func() any { return &ar.ToolspecReply{} },
 	"check": func() any { return &ar.CheckReply{} }, "graph": func() any { return &ar.GraphReply{} },
 	"schemas": func() any { return &ar.SchemasReply{} }, "schema": func() any { return &ar.SchemaReply{} },
-	"approval.pending": func() any { return &ar.PendingReply{} },
+	"approval.pending":   func() any { return &ar.PendingReply{} },
+	"approval.deprecate": func() any { return &ar.DeprecationReply{} }, "approval.undeprecate": func() any { return &ar.DeprecationReply{} },
 }
 
 // TestRequestVectorsRegistry puts the vectors' schemas, registers their fleet, then sends

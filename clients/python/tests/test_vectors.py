@@ -19,6 +19,7 @@ from nats.aio.client import Client as NatsClient
 from pydantic import BaseModel
 
 from agent_registry import AgentSpec, InvalidSpecError, RegistryClient, connect, validate_spec
+from agent_registry.deprecation import DeprecationReply
 from agent_registry.errors import RegistryError, error_from_reply
 from agent_registry.ids import AGENT_TYPE_RE, TENANT_RE
 from agent_registry.replies import (
@@ -69,6 +70,8 @@ REPLY_MODELS: dict[str, type[BaseModel]] = {
     "approval.pending": PendingReply,
     "approval.approve": ApprovalReply,
     "approval.reject": ApprovalReply,
+    "approval.deprecate": DeprecationReply,
+    "approval.undeprecate": DeprecationReply,
 }
 
 

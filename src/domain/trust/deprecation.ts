@@ -55,7 +55,7 @@ export function decideDeprecation(agentType: string, stored: StoredForDeprecatio
     if (current === undefined) throw conflict(`${agentType} is not deprecated`);
     return undefined;
   }
-  if (decision.successor === agentType) throw invalidRequest(`successor: ${agentType} cannot succeed itself`);
+  if (decision.successor === agentType) throw invalidRequest(`successor: ${agentType} cannot succeed itself`, [{ path: "successor", message: "names the agent type itself" }]);
   if (current !== undefined && current.reason === decision.reason && current.successor === decision.successor) {
     throw conflict(`${agentType} is already deprecated${current.reason !== undefined ? `: ${current.reason}` : ""}`);
   }
