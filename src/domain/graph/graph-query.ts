@@ -85,6 +85,11 @@ function addDependency(fleet: GraphFleet, g: GraphBuilder, from: AgentState, ind
     const running = res.providers.map((t) => `${t} ${fleet.get(t)?.spec.version ?? "?"}`).join(", ");
     g.problem({ severity: "warning", code: "version_mismatch", message: `${from.agent_type} needs ${id}; registered: ${running}`, path });
   }
+  // v1.2: what it resolves to was deprecated by an operator (docs/trust.md, "Deprecation"): it still works, but has a successor.
+  for (const t of res.providers) {
+    const d = fleet.get(t)?.deprecation;
+    if (d) g.problem({ severity: "warning", code: "deprecated", message: `${from.agent_type} depends on ${id}: ${t} is deprecated${d.reason ? `: ${d.reason}` : ""}${d.successor ? `; use ${d.successor}` : ""}`, path });
+  }
   const providers = res.providers.map((t) => fleet.get(t)!).filter((a) => a !== undefined);
   // What the declaration resolves to, when it is another node: the server a tool is a
   // capability of, or the agent running another version than the one declared.

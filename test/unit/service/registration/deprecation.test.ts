@@ -117,6 +117,16 @@ describe("deprecation of an agent type", () => {
     expect(readAgentRecord((await store.get("agents.old-sum"))!.value, "old-sum")).not.toHaveProperty("deprecation");
   });
 
+  it("makes graph warn whoever depends on the deprecated type, naming the successor", async () => {
+    await registrar.register("report", { spec: specBody("report", { depends: [{ type: "agent", name: "old-sum", version: "1.0.0" }] }), instance_id: "r1" }, {});
+    await sync();
+    const problems = async () => (await run("graph", { agent_type: "report" })).problems.filter((p: any) => p.code === "deprecated");
+    expect(await problems()).toEqual([]);
+    await deprecations.decide("old-sum", { deprecated: true, ...DEPRECATED });
+    await sync();
+    expect(await problems()).toEqual([{ severity: "warning", code: "deprecated", message: "report depends on agent:old-sum@1.0.0: old-sum is deprecated: replaced by new-sum; use new-sum", path: "report.depends.0" }]);
+  });
+
   it("refuses what was not reviewed, what changes nothing, and a type succeeding itself, writing nothing", async () => {
     const revision = await store.lastRevision();
     expect(await rejection(deprecations.decide("old-sum", { deprecated: true, by: "a", version: "2.0.0" }))).toMatchObject({ code: "conflict" });
