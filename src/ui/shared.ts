@@ -60,7 +60,7 @@ export type FleetSummary = {
   /** Agent types by status (deregistered ones kept for the retention period included). */
   agent_types: Record<string, number>;
   /** Specs the approval gate holds, every tenant's (docs/trust.md): waiting for an operator, and rejected. */
-  approvals: { pending: number; rejected: number };
+  approvals: { pending: number; rejected: number; withheld: number };
   /** The last self-preservation alert: whether evictions are paused now, since when. */
   self_preservation: { active: boolean; since: string; overdue: number; live: number } | null;
   /** The replica that holds the evictor lease, by its name (REGISTRY_REPLICA_NAME). */

@@ -114,6 +114,9 @@ it("lists the specs a revoked key signed under withheld by trust, with the reaso
   await page.goto(`${base}/ui/#/`);
   await until(row("ui-held", "status"), (t) => t?.startsWith("withheld") ?? false, "the fleet's badge");
   expect(await text(row("ui-held", "ready"))).toBe("not routed · 1");
+  // The strip counts every tenant's, acme's included, in red, with a link to the list.
+  await until('[data-tile="withheld"] .tile-value', (t) => t === "2", "the strip's withheld count");
+  expect(await page.locator('[data-tile="withheld"].t-critical a[href="#/approvals?state=withheld"]').count()).toBe(1);
   await page.goto(`${base}/ui/#/agent/ui-held`);
   await until("#withheld-note", (t) => t?.includes("Reason unknown_key, key k2") ?? false, "the agent's note");
   expect(await page.locator("#agent-facts .links").count()).toBe(0);

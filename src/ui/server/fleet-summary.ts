@@ -16,7 +16,7 @@ import type { FleetSummary } from "../shared.js";
 
 /** What the summary reads of the replica's view: structural, so this front imports nothing of the service. */
 export type FleetState = {
-  agents(): Iterable<{ status: string; approval?: { state: string } | undefined; instances: ReadonlyMap<string, { instance_id: string; status: string; observed_at: number; heartbeat_interval_ms: number }> }>;
+  agents(): Iterable<{ status: string; approval?: { state: string } | undefined; trust_lapse?: { state: string } | undefined; instances: ReadonlyMap<string, { instance_id: string; status: string; observed_at: number; heartbeat_interval_ms: number }> }>;
   /** This replica's clock, the one `observed_at` is stamped with. */
   now(): number;
   evictorHolder(): string | null;
@@ -60,7 +60,7 @@ async function summarize(s: SummarySettings): Promise<FleetSummary> {
 
 async function count(state: FleetState): Promise<Pick<FleetSummary, "instances" | "agent_types" | "approvals">> {
   const byStatus: Record<string, number> = {};
-  const approvals = { pending: 0, rejected: 0 };
+  const approvals = { pending: 0, rejected: 0, withheld: 0 };
   const agentTypes: Record<string, number> = {};
   let total = 0;
   let late = 0;
@@ -72,6 +72,7 @@ async function count(state: FleetState): Promise<Pick<FleetSummary, "instances" 
     // Every tenant's, as the approvals view lists them.
     if (agent.approval?.state === "pending") approvals.pending++;
     else if (agent.approval?.state === "rejected") approvals.rejected++;
+    if (agent.trust_lapse?.state === "withheld") approvals.withheld++;
     for (const i of agent.instances.values()) {
       total++;
       byStatus[i.status] = (byStatus[i.status] ?? 0) + 1;

@@ -44,6 +44,8 @@ export function summaryStrip(onSummary?: (s: FleetSummary) => void): SummaryStri
         s.approvals.pending > 0 ? "t-late" : "",
       ),
       s.approvals.rejected > 0 ? tile("rejected", "Rejected specs", h("a", { href: "#/approvals?state=rejected" }, String(s.approvals.rejected))) : null,
+      // Shown only when trust withholds something, red: those specs are not routed.
+      s.approvals.withheld > 0 ? tile("withheld", "Withheld by trust", h("a", { href: "#/approvals?state=withheld" }, String(s.approvals.withheld)), "t-critical") : null,
       tile("evictor", "Evictor lease", s.evictor ?? "no holder"),
       tile("replicas", "Registry replicas", s.replicas === null ? "unknown" : h("span", { title: s.replicas.map((r) => `${r.id} ${r.version}`).join("\n") }, `${s.replicas.length} (${[...new Set(s.replicas.map((r) => r.version))].join(", ")})`)),
       tile("nats", "NATS server", s.nats_server ?? "unknown"),
