@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
 )
 
@@ -95,30 +94,13 @@ type PendingReply struct {
 // routable. A *Error with CodeConflict when the stored spec is not the one named or nothing
 // changes (a spec approved already, by policy included); CodeNotFound for an unknown type.
 func (c *Client) Approve(ctx context.Context, agentType string, req ApproveRequest) (*ApprovalReply, error) {
-	return c.decide(ctx, "approve", agentType, req)
+	return operatorCall[ApprovalReply](ctx, c, "approval", "approve", agentTypeToken(agentType), req)
 }
 
 // Reject rejects the stored spec of an agent type, saying why; an approved one is withdrawn
 // from routing. Errors as Approve's.
 func (c *Client) Reject(ctx context.Context, agentType string, req RejectRequest) (*ApprovalReply, error) {
-	return c.decide(ctx, "reject", agentType, req)
-}
-
-func (c *Client) decide(ctx context.Context, op, agentType string, req any) (*ApprovalReply, error) {
-	// Checked here: a type that is not one subject token would send the decision elsewhere.
-	if !agentTypeRE.MatchString(agentType) {
-		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("agent_type %q is not a valid subject token (%s)", agentType, agentTypeRE)}
-	}
-	subject := c.prefix + ".approval." + op + "." + agentType
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var r ApprovalReply
-	if err := c.request(ctx, subject, data, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return operatorCall[ApprovalReply](ctx, c, "approval", "reject", agentTypeToken(agentType), req)
 }
 
 // Pending returns one page of the specs waiting for a decision (or rejected; see PendingAll).

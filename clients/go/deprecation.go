@@ -2,7 +2,6 @@ package agentregistry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 )
 
@@ -74,26 +73,10 @@ func (c *Client) Deprecate(ctx context.Context, agentType string, req DeprecateR
 	if req.Successor != "" && !agentTypeRE.MatchString(req.Successor) {
 		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("successor %q is not an agent type (%s)", req.Successor, agentTypeRE)}
 	}
-	return c.deprecation(ctx, "deprecate", agentType, req)
+	return operatorCall[DeprecationReply](ctx, c, "approval", "deprecate", agentTypeToken(agentType), req)
 }
 
 // Undeprecate withdraws an agent type's deprecation; CodeConflict when it is not deprecated.
 func (c *Client) Undeprecate(ctx context.Context, agentType string, req UndeprecateRequest) (*DeprecationReply, error) {
-	return c.deprecation(ctx, "undeprecate", agentType, req)
-}
-
-func (c *Client) deprecation(ctx context.Context, op, agentType string, req any) (*DeprecationReply, error) {
-	// Checked here: a type that is not one subject token would send the decision elsewhere.
-	if !agentTypeRE.MatchString(agentType) {
-		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("agent_type %q is not a valid subject token (%s)", agentType, agentTypeRE)}
-	}
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var r DeprecationReply
-	if err := c.request(ctx, c.prefix+".approval."+op+"."+agentType, data, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return operatorCall[DeprecationReply](ctx, c, "approval", "undeprecate", agentTypeToken(agentType), req)
 }

@@ -2,8 +2,6 @@ package agentregistry
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"regexp"
 )
 
@@ -96,33 +94,17 @@ func ExpectRevision(rev uint64) *uint64 { return &rev }
 // its key; its Issues name the field); CodeConflict when Revision is not the stored entry's or
 // the trust file names the tenant (the file wins). Nothing is stored on any error.
 func (c *Client) SetTrustRoots(ctx context.Context, tenant string, req TrustSetRequest) (*TrustRootsReply, error) {
-	return c.trustOp(ctx, "set", tenant, req)
+	return operatorCall[TrustRootsReply](ctx, c, "trust", "set", tenantToken(tenant), req)
 }
 
 // GetTrustRoots returns a tenant's trust roots as the bucket holds them, and where the roots in
 // force come from.
 func (c *Client) GetTrustRoots(ctx context.Context, tenant string) (*TrustRootsReply, error) {
-	return c.trustOp(ctx, "get", tenant, struct{}{})
+	return operatorCall[TrustRootsReply](ctx, c, "trust", "get", tenantToken(tenant), struct{}{})
 }
 
 // DeleteTrustRoots deletes a tenant's trust roots from the bucket: CodeNotFound when none are
 // stored, CodeConflict when Revision is not the stored entry's.
 func (c *Client) DeleteTrustRoots(ctx context.Context, tenant string, req TrustDeleteRequest) (*TrustRootsReply, error) {
-	return c.trustOp(ctx, "delete", tenant, req)
-}
-
-func (c *Client) trustOp(ctx context.Context, op, tenant string, req any) (*TrustRootsReply, error) {
-	// Checked here: a tenant that is not one subject token would send the request elsewhere.
-	if !tenantRE.MatchString(tenant) {
-		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("tenant %q is not a valid subject token (%s)", tenant, tenantRE)}
-	}
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var r TrustRootsReply
-	if err := c.request(ctx, c.prefix+".trust."+op+"."+tenant, data, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return operatorCall[TrustRootsReply](ctx, c, "trust", "delete", tenantToken(tenant), req)
 }

@@ -48,14 +48,12 @@ export function serveUi(ctx: StartContext, { nc }: Nats, waitForView: ViewWait, 
     // One client per tenant asked for, kept: the page asks for few (a tenant name is checked first).
     clientFor: tenantClients(client, (tenant) => new RegistryClient(nc, { prefix: config.prefix, timeoutMs: config.requestTimeoutMs, tenant })),
     // This region's evictor's pause: read from the region's own stream, where its alerts are stored.
-    summary: fleetSummaries({ nc, prefix: config.prefix, alerts: { stream: storeNames(config).eventsStream, subject: ownAlertSubject(config.region, `${config.prefix}.alert.self_preservation`) }, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
+    summary: fleetSummaries({ nc, prefix: config.prefix, alerts: { stream: storeNames(config).eventsStream, subject: regionStoredSubject(config.region, `${config.prefix}.alert.self_preservation`) }, missedHeartbeats: config.missedHeartbeats, timeoutMs: Math.min(2000, config.requestTimeoutMs), state: fleet }),
   };
   ctx.ops.serveUi(createUiHandler({ api, feed, files: new StaticFiles(publicDir), token: config.uiToken }));
   // Not a field named `token`: the loggers censor that whatever it holds, so "is one set?" would read "[Redacted]" either way.
   log.info({ path: "/ui/", auth: config.uiToken === undefined ? "off" : "token" }, "serving the web page");
 }
-
-const ownAlertSubject = (region: string | undefined, subject: string): string => (region === undefined ? subject : regionStoredSubject(region, subject));
 
 /** The other regions' fleets as this replica follows them, for the page's events of those regions. */
 function otherRegions(home: string, remote: RemoteRegions): OtherRegions {

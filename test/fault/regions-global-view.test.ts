@@ -11,7 +11,7 @@ import { startSupercluster, type SuperclusterHandle } from "../harness/superclus
 import { canControlNatsServers, serverSupportsRegions } from "../harness/nats.js";
 import { RawClient, readStoredEvents, spec, startRegistry, testConfig, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
-import { globalEventsStream } from "../../src/adapters/nats/region-streams.js";
+import { globalEventsStream } from "../../src/config/region.js";
 
 /**
  * How long the test keeps the regions apart once both sides marked each other stale: 60 s, as

@@ -6,26 +6,22 @@
  * out of routing until decided, and the operator's rejection keeps it out; each decision is a
  * stored event with who decided and why. A shared agent routes at once, as in v1.1.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { connect, PermissionDeniedError, RegistryClient, type AgentSpecInput, type RegistryEvent } from "../../src/client/index.js";
+import { PermissionDeniedError, type RegistryClient, type AgentSpecInput, type RegistryEvent } from "../../src/client/index.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { ensureBuilt, runCli } from "../harness/cli.js";
 import { waitFor } from "../harness/wait.js";
+import { AUTH_CONF, AuthConfUsers, authPassword, operatorCliEnv } from "../harness/auth-conf.js";
 import { callTool, type ToolContext } from "../../src/mcp/tool-definition.js";
 import { registryTools } from "../../src/mcp/tools.js";
 import { loadDiscoveryConfig } from "../../src/config/discovery.js";
 import { createDiscoveryServer, type DiscoveryServer } from "../../src/discovery/http-server.js";
 import { silentLogger } from "../../src/kit/logger.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
-const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
-const password = (user: string) => PASSWORDS.get(user) ?? "";
-const INBOX: Record<string, string> = { "agent-acme-invoices": "_INBOX_acme-invoices", "agent-code-reviewer": "_INBOX_code-reviewer" };
 
 const acmeSpec = (extra: Record<string, unknown> = {}) => spec("acme-invoices", { owner_team: "acme-finance", ...extra }) as AgentSpecInput;
 
@@ -33,19 +29,14 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
   let dir: string;
   let server: NatsServerHandle;
   let registry: TestRegistry;
-  const conns: NatsConnection[] = [];
   const events: RegistryEvent[] = [];
   let operator: RegistryClient;
   let acmeCoordinator: RegistryClient;
   let front: DiscoveryServer;
 
-  const as = async (user: string, tenant?: string): Promise<RegistryClient> => {
-    const nc = await connect({ servers: server.url, user, pass: password(user), inboxPrefix: INBOX[user] ?? `_INBOX_${user}` });
-    conns.push(nc);
-    return new RegistryClient(nc, tenant !== undefined ? { tenant } : {});
-  };
-  const cli = (...args: string[]) =>
-    runCli(args, { NATS_URL: server.url, NATS_USER: "operator", NATS_PASSWORD: password("operator"), NATS_INBOX_PREFIX: "_INBOX_operator" });
+  const users = new AuthConfUsers(() => server.url);
+  const as = (user: string, tenant?: string) => users.as(user, tenant);
+  const cli = (...args: string[]) => runCli(args, operatorCliEnv(server.url));
 
   /** Which of acme's coordinator's queries return acme-invoices now. */
   async function routedBy(client: RegistryClient, type = "acme-invoices"): Promise<string[]> {
@@ -104,11 +95,11 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
       bucket: "agent-registry",
       eventsStream: "REGISTRY_EVENTS",
       natsUser: "registry",
-      natsPassword: password("registry"),
+      natsPassword: authPassword("registry"),
       trustFile: join(dir, "trust.json"),
     });
     operator = await as("operator");
-    const operatorNc = conns.at(-1)!;
+    const operatorNc = users.conns.at(-1)!;
     const watch = operatorNc.subscribe("registry.agent.>");
     void (async () => {
       for await (const m of watch) events.push(m.json<RegistryEvent>());
@@ -122,7 +113,7 @@ describe.skipIf(findNatsServerBinary() === null)("the approval gate under deploy
 
   afterAll(async () => {
     await front?.close();
-    await Promise.allSettled(conns.map((nc) => nc.close()));
+    await users.close();
     await registry?.stop();
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -3,17 +3,14 @@
  * registry connected as user `registry`: an agent registers under its own user and inbox, an
  * operator lists and watches, a coordinator is refused a deregister with a readable message.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
 import { connect, PermissionDeniedError, registerAgent, RegistryClient, type AgentHandle, type AgentSpecInput } from "../../src/client/index.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { ensureBuilt, runCli, spawnCli } from "../harness/cli.js";
+import { AUTH_CONF, authPassword } from "../harness/auth-conf.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
-const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
-const password = (user: string) => PASSWORDS.get(user) ?? "";
 
 describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/auth.conf", () => {
   let server: NatsServerHandle;
@@ -23,7 +20,7 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
   const as = (user: string, inbox = true): Record<string, string> => ({
     NATS_URL: server.url,
     NATS_USER: user,
-    NATS_PASSWORD: password(user),
+    NATS_PASSWORD: authPassword(user),
     ...(inbox ? { NATS_INBOX_PREFIX: `_INBOX_${user}` } : {}),
   });
 
@@ -36,13 +33,13 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
       bucket: "agent-registry",
       eventsStream: "REGISTRY_EVENTS",
       natsUser: "registry",
-      natsPassword: password("registry"),
+      natsPassword: authPassword("registry"),
     });
-    agentNc = await connect({ servers: server.url, user: "agent-code-reviewer", pass: password("agent-code-reviewer"), inboxPrefix: "_INBOX_code-reviewer" });
+    agentNc = await connect({ servers: server.url, user: "agent-code-reviewer", pass: authPassword("agent-code-reviewer"), inboxPrefix: "_INBOX_code-reviewer" });
     const reviewer = spec("code-reviewer", { nats_subject: "agent.tasks.code-reviewer" }) as AgentSpecInput;
     agent = await registerAgent(agentNc, reviewer, { heartbeatIntervalMs: 1000 });
     // The CLI sends no min_revision: the operators' commands below run once the registry's view holds the agent.
-    const operator = await connect({ servers: server.url, user: "operator", pass: password("operator"), inboxPrefix: "_INBOX_operator" });
+    const operator = await connect({ servers: server.url, user: "operator", pass: authPassword("operator"), inboxPrefix: "_INBOX_operator" });
     try {
       await new RegistryClient(operator).get("code-reviewer", { minRevision: agent.registration.revision });
     } finally {
@@ -65,7 +62,7 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
   });
 
   it("an operator lists agents (flags) and watches events (environment variables)", async () => {
-    const ls = await runCli(["ls", "--nats", server.url, "--user", "operator", "--password", password("operator"), "--inbox-prefix", "_INBOX_operator"]);
+    const ls = await runCli(["ls", "--nats", server.url, "--user", "operator", "--password", authPassword("operator"), "--inbox-prefix", "_INBOX_operator"]);
     expect(ls.stderr).toBe("");
     expect(ls.code).toBe(0);
     expect(ls.stdout).toMatch(/^code-reviewer +1\.0\.0 +ready +1\/1 /m);
@@ -97,7 +94,7 @@ describe.skipIf(findNatsServerBinary() === null)("credentials under deploy/nats/
     expect(watch.stderr).toMatch(/^error: permission denied: this NATS user may not publish to \$JS\.API\.\S+REGISTRY_EVENTS\n$/);
 
     // Nothing was removed.
-    const operator = await connect({ servers: server.url, user: "operator", pass: password("operator"), inboxPrefix: "_INBOX_operator" });
+    const operator = await connect({ servers: server.url, user: "operator", pass: authPassword("operator"), inboxPrefix: "_INBOX_operator" });
     try {
       const { agent: view } = await new RegistryClient(operator).get("code-reviewer");
       expect(view.instances.map((i) => i.instance_id)).toEqual([agent.instanceId]);

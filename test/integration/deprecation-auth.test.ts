@@ -7,14 +7,13 @@
  * both events are stored and mirrored into PostgreSQL with acme as their tenant, and `history`
  * answers them.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { connect, PermissionDeniedError, RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
+import { PermissionDeniedError, type RegistryClient, type AgentSpecInput } from "../../src/client/index.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { ensureBuilt, runCli } from "../harness/cli.js";
 import { waitFor } from "../harness/wait.js";
+import { AUTH_CONF, AuthConfUsers, authPassword, inboxOf, operatorCliEnv } from "../harness/auth-conf.js";
 import { callTool, type ToolContext } from "../../src/mcp/tool-definition.js";
 import { registryTools } from "../../src/mcp/tools.js";
 import { loadDiscoveryConfig } from "../../src/config/discovery.js";
@@ -24,10 +23,6 @@ import { mirroredRows, startAudit, type TestAudit } from "../harness/audit.js";
 import { withTestDatabase } from "../harness/shared-postgres.js";
 import type { TestDatabase } from "../harness/postgres.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
-const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
-const password = (user: string) => PASSWORDS.get(user) ?? "";
-const INBOX: Record<string, string> = { "agent-acme-invoices": "_INBOX_acme-invoices" };
 const CAP = "acme-invoices.run";
 const MARK = { by: "alice", reason: "use the ledger-checked agent", successor: "acme-ledger" };
 
@@ -38,15 +33,10 @@ describe.skipIf(findNatsServerBinary() === null)("deprecation under deploy/nats/
   let audit: TestAudit;
   let acme: RegistryClient;
   let front: DiscoveryServer;
-  const conns: NatsConnection[] = [];
 
-  const as = async (user: string, tenant?: string): Promise<RegistryClient> => {
-    const nc = await connect({ servers: server.url, user, pass: password(user), inboxPrefix: INBOX[user] ?? `_INBOX_${user}` });
-    conns.push(nc);
-    return new RegistryClient(nc, tenant !== undefined ? { tenant } : {});
-  };
-  const cli = (...args: string[]) =>
-    runCli(args, { NATS_URL: server.url, NATS_USER: "operator", NATS_PASSWORD: password("operator"), NATS_INBOX_PREFIX: "_INBOX_operator" });
+  const users = new AuthConfUsers(() => server.url);
+  const as = (user: string, tenant?: string) => users.as(user, tenant);
+  const cli = (...args: string[]) => runCli(args, operatorCliEnv(server.url));
 
   /** The `deprecated` mark each of acme's coordinator's queries shows for acme-invoices (undefined: found, not marked; "missing": not found). */
   async function marks(): Promise<Record<string, unknown>> {
@@ -74,18 +64,18 @@ describe.skipIf(findNatsServerBinary() === null)("deprecation under deploy/nats/
   beforeAll(async () => {
     await ensureBuilt();
     server = await startNatsServer({ configText: AUTH_CONF, jetstream: true });
-    registry = await startRegistry(server.url, { prefix: "registry", bucket: "agent-registry", eventsStream: "REGISTRY_EVENTS", natsUser: "registry", natsPassword: password("registry") });
+    registry = await startRegistry(server.url, { prefix: "registry", bucket: "agent-registry", eventsStream: "REGISTRY_EVENTS", natsUser: "registry", natsPassword: authPassword("registry") });
     db = await withTestDatabase();
     audit = await startAudit({
       natsUrl: server.url,
       databaseUrl: db.url,
       prefix: "registry",
       stream: "REGISTRY_EVENTS",
-      nats: { user: "audit", pass: password("audit"), inboxPrefix: "_INBOX_audit" },
+      nats: { user: "audit", pass: authPassword("audit"), inboxPrefix: inboxOf("audit") },
     });
     // The HTTP discovery front, on the operator's connection (it queries every tenant's view).
     await as("operator");
-    const operatorNc = conns.at(-1)!;
+    const operatorNc = users.conns.at(-1)!;
     acme = await as("coordinator-acme", "acme");
     front = createDiscoveryServer({ config: loadDiscoveryConfig({}, {}, { httpPort: 0, publisher: "example.com" }), nc: operatorNc, client: { prefix: "registry" }, log: silentLogger });
     await front.listen();
@@ -97,7 +87,7 @@ describe.skipIf(findNatsServerBinary() === null)("deprecation under deploy/nats/
   afterAll(async () => {
     await front?.close();
     await audit?.stop();
-    await Promise.allSettled(conns.map((nc) => nc.close()));
+    await users.close();
     await registry?.stop();
     await server?.stop();
     await db?.drop();

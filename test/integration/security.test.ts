@@ -20,10 +20,10 @@ import { startAudit } from "../harness/audit.js";
 import { sql } from "../harness/postgres.js";
 import { withTestDatabase } from "../harness/shared-postgres.js";
 import { waitFor } from "../harness/wait.js";
+import { AUTH_CONF, passwordsOf } from "../harness/auth-conf.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 /** user -> password, read from the file so the test follows it. */
-const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
+const PASSWORDS = passwordsOf(AUTH_CONF);
 const S = subjects("registry");
 
 interface Client {

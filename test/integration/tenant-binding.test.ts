@@ -6,7 +6,6 @@
  * nor lets its dependencies reach another tenant's agents. The shipped template is copied for
  * a second tenant (globex) the way docs/security.md says to add one.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
@@ -23,8 +22,8 @@ import {
 import { subjects } from "../../src/protocol/subjects.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
+import { AUTH_CONF, passwordsOf } from "../harness/auth-conf.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
 const S = subjects("registry");
 
 /** globex's agent user: acme's template with the tenant and the type replaced, as the docs say. */
@@ -38,7 +37,7 @@ function withGlobexAgent(conf: string): string {
 }
 
 const CONF = withGlobexAgent(AUTH_CONF);
-const PASSWORDS = new Map([...CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
+const PASSWORDS = passwordsOf(CONF);
 
 const agentSpec = (type: string, extra: Record<string, unknown> = {}) => spec(type, { nats_subject: `agent.tasks.${type}`, ...extra }) as AgentSpecInput;
 

@@ -5,18 +5,13 @@
  * are refused set, get and delete by NATS, and nothing they sent changed the stored entry.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { findNatsServerBinary, startNatsServer, type NatsServerHandle } from "../../src/adapters/nats/nats-server-process.js";
-import { connect, PermissionDeniedError, RegistryClient, type RegistryEvent, type TenantTrustEntry } from "../../src/client/index.js";
+import { PermissionDeniedError, type RegistryEvent, type TenantTrustEntry } from "../../src/client/index.js";
 import { spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
+import { AUTH_CONF, AuthConfUsers, authPassword } from "../harness/auth-conf.js";
 
-const AUTH_CONF = readFileSync(new URL("../../deploy/nats/auth.conf", import.meta.url), "utf8");
-const PASSWORDS = new Map([...AUTH_CONF.matchAll(/user:\s*"([^"]+)",\s*password:\s*"([^"]+)"/g)].map((m) => [m[1] as string, m[2] as string]));
-const password = (user: string) => PASSWORDS.get(user) ?? "";
-const INBOX: Record<string, string> = { "agent-acme-invoices": "_INBOX_acme-invoices" };
 
 function entry(kid: string): TenantTrustEntry {
   const { publicKey } = generateKeyPairSync("ed25519");
@@ -30,14 +25,10 @@ function entry(kid: string): TenantTrustEntry {
 describe.skipIf(findNatsServerBinary() === null)("trust roots in the bucket under deploy/nats/auth.conf", () => {
   let server: NatsServerHandle;
   let registry: TestRegistry;
-  const conns: NatsConnection[] = [];
   const events: RegistryEvent[] = [];
 
-  const as = async (user: string, tenant?: string): Promise<RegistryClient> => {
-    const nc = await connect({ servers: server.url, user, pass: password(user), inboxPrefix: INBOX[user] ?? `_INBOX_${user}` });
-    conns.push(nc);
-    return new RegistryClient(nc, tenant !== undefined ? { tenant } : {});
-  };
+  const users = new AuthConfUsers(() => server.url);
+  const as = (user: string, tenant?: string) => users.as(user, tenant);
 
   beforeAll(async () => {
     server = await startNatsServer({ configText: AUTH_CONF, jetstream: true });
@@ -46,23 +37,23 @@ describe.skipIf(findNatsServerBinary() === null)("trust roots in the bucket unde
       bucket: "agent-registry",
       eventsStream: "REGISTRY_EVENTS",
       natsUser: "registry",
-      natsPassword: password("registry"),
+      natsPassword: authPassword("registry"),
     });
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.allSettled(conns.map((nc) => nc.close()));
+    await users.close();
     await registry?.stop();
     await server?.stop();
   });
 
   it("the operator sets acme's roots; acme's agent and coordinator are refused by NATS", { timeout: 60_000 }, async () => {
     const operator = await as("operator");
-    const watch = conns.at(-1)!.subscribe("registry.trust.roots_changed.>");
+    const watch = users.conns.at(-1)!.subscribe("registry.trust.roots_changed.>");
     void (async () => {
       for await (const m of watch) events.push(m.json<RegistryEvent>());
     })();
-    await conns.at(-1)!.flush();
+    await users.conns.at(-1)!.flush();
     const set = await operator.setTrustRoots("acme", { trust: entry("acme-1"), by: "alice", revision: 0 });
     expect(set).toMatchObject({ tenant: "acme", by: "alice", in_force: "bucket" });
     await waitFor(() => events.length === 1, { timeoutMs: 10_000, message: "the operator saw no roots_changed event" });

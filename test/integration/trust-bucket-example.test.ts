@@ -13,13 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { extractBlocks, shellCommands, type DocBlock } from "../unit/doc-blocks.js";
+import { shellCommands } from "../unit/doc-blocks.js";
+import { consoleSteps, sectionBlocks, withoutNumbers } from "../harness/doc-sections.js";
 import { ensureBuilt, runCli } from "../harness/cli.js";
 import { withNatsServer, type NatsTestServer } from "../harness/nats.js";
 import { RawClient, configOf, readStoredEvents, spec, startRegistry, type TestRegistry } from "../harness/registry.js";
 import { waitFor } from "../harness/wait.js";
 
-const root = new URL("../../", import.meta.url).pathname;
 const DOC = "docs/trust.md";
 const SECTION = "### Worked example: a tenant's roots set over NATS";
 
@@ -27,27 +27,6 @@ let dir: string;
 let server: NatsTestServer;
 let reg: TestRegistry;
 let c: RawClient;
-
-function sectionBlocks(): DocBlock[] {
-  const text = readFileSync(join(root, DOC), "utf8");
-  const lines = text.split("\n");
-  const from = lines.findIndex((l) => l === SECTION) + 1;
-  const to = lines.findIndex((l, i) => i >= from && l.startsWith("## ")) + 1;
-  expect(from).toBeGreaterThan(0);
-  return extractBlocks(DOC, text).filter((b) => b.line > from && (to === 0 || b.line < to));
-}
-
-function consoleSteps(block: DocBlock): Array<{ command: string; output: string; line: number }> {
-  const steps: Array<{ command: string; output: string[]; line: number }> = [];
-  block.code.split("\n").forEach((l, i) => {
-    if (l.startsWith("$ ")) steps.push({ command: l.slice(2), output: [], line: block.line + 1 + i });
-    else steps.at(-1)?.output.push(l);
-  });
-  return steps.map((s) => ({ ...s, output: s.output.join("\n").trim() }));
-}
-
-/** Numbers standing alone (revisions) as N, whitespace runs as one space: what a run may change. */
-const normal = (text: string): string => text.trim().replace(/(?<![\d.-])\d+(?![\d.-])/g, "N").replace(/[ \t]+/g, " ");
 
 const globexSpec = spec("globex-search", { tenant_scope: "globex" });
 function signedBody(): Record<string, unknown> {
@@ -60,7 +39,7 @@ const trustOf = async () => (await c.request("tenant.globex.get", { agent_type: 
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "trust-bucket-example-"));
-  for (const b of sectionBlocks().filter((b) => b.lang === "sh")) {
+  for (const b of sectionBlocks(DOC, SECTION).filter((b) => b.lang === "sh")) {
     const run = spawnSync("bash", ["-euo", "pipefail", "-c", b.code], { cwd: dir, encoding: "utf8" });
     expect(run.status, `${DOC}:${b.line}: ${run.stderr}`).toBe(0);
   }
@@ -78,7 +57,7 @@ afterAll(async () => {
 
 describe("docs/trust.md, globex's roots set over NATS", () => {
   it("runs the section's commands, and the registry does what the text says", { timeout: 180_000 }, async () => {
-    const blocks = sectionBlocks();
+    const blocks = sectionBlocks(DOC, SECTION);
     await ensureBuilt();
     const env = { NATS_URL: server.url, REGISTRY_PREFIX: configOf(reg).prefix };
     const steps = blocks.filter((b) => b.lang === "console").flatMap(consoleSteps);
@@ -92,7 +71,7 @@ describe("docs/trust.md, globex's roots set over NATS", () => {
       if (words[1] === "delete") await mayDelete();
       const out = await runCli(args, env);
       expect(out.code, `${DOC}:${step.line}: ${out.stderr}`).toBe(0);
-      expect(normal(out.stdout), `${DOC}:${step.line}: ${step.command}`).toBe(normal(step.output));
+      expect(withoutNumbers(out.stdout, { dashed: "kept" }), `${DOC}:${step.line}: ${step.command}`).toBe(withoutNumbers(step.output, { dashed: "kept" }));
       if (words[1] === "set") revision = Number(/\(revision (\d+)\)/.exec(out.stdout)![1]);
     }
     await waitFor(async () => (await trustOf())?.verified === false, { timeoutMs: 20_000, message: "the spec did not turn unverified after the delete" });
@@ -102,7 +81,7 @@ describe("docs/trust.md, globex's roots set over NATS", () => {
 
 /** Between get and delete: the event shown is stored, and globex's registrations are judged by the bucket's roots. */
 async function mayDelete(): Promise<void> {
-  const shown = JSON.parse(sectionBlocks().find((b) => b.lang === "json")!.code) as Record<string, unknown>;
+  const shown = JSON.parse(sectionBlocks(DOC, SECTION).find((b) => b.lang === "json")!.code) as Record<string, unknown>;
   await waitFor(async () => (await readStoredEvents(c.nc, configOf(reg).eventsStream)).some((e) => e.event.type === "registry.trust.roots_changed"), { timeoutMs: 10_000 });
   const stored = (await readStoredEvents(c.nc, configOf(reg).eventsStream)).filter((e) => e.event.type === "registry.trust.roots_changed").map((e) => e.event.data);
   expect(stored.map((d) => ({ ...d, revision: 0 }))).toEqual([{ ...shown, revision: 0 }]);

@@ -90,8 +90,7 @@ export class EventStream {
       h.set(REVISION_HEADER, String(position.revision));
       h.set(EVENT_INDEX_HEADER, String(position.index));
     }
-    const at = region === undefined ? subject : regionStoredSubject(region, subject);
-    return this.publisher.publish(at, encoder.encode(JSON.stringify(stored)), h);
+    return this.publisher.publish(regionStoredSubject(region, subject), encoder.encode(JSON.stringify(stored)), h);
   }
 
   /** Position of the newest stored event that came from the store (alerts carry none); null when none. */

@@ -41,8 +41,8 @@ export const inRegion = (region: string): Placement => ({ cluster: region, tags:
 /** The token in front of a region's stored event subjects. */
 export const regionSubjectRoot = (region: string): string => `_region.${region}`;
 
-/** Where a region stores an event published on `subject`. */
-export const regionStoredSubject = (region: string, subject: string): string => `${regionSubjectRoot(region)}.${subject}`;
+/** Where a replica stores an event published on `subject`: under its region's root, or as is outside regional mode. */
+export const regionStoredSubject = (region: string | undefined, subject: string): string => (region === undefined ? subject : `${regionSubjectRoot(region)}.${subject}`);
 
 /** The region stream's subjects, and the republish that puts each stored event back on its usual subject. */
 export function regionEventSubjects(region: string, prefix: string, storedEvents: readonly string[]): { subjects: string[]; republish: Republish } {
@@ -52,8 +52,6 @@ export function regionEventSubjects(region: string, prefix: string, storedEvents
     republish: { src: `${root}.${prefix}.>`, dest: `${prefix}.>` },
   };
 }
-
-export { globalEventsStream };
 
 export type GlobalEventsSettings = { eventsStream: string; region: string; regions: readonly string[]; prefix: string; replicas: number; maxAgeMs: number; maxBytes: number; timeoutMs: number };
 

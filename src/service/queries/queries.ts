@@ -8,7 +8,6 @@
  */
 import { DEFAULT_MAX_PAYLOAD } from "../../kit/nats-limits.js";
 import { AgentIndex } from "../../domain/query/agent-index.js";
-import { ErrorCode, RegistryError } from "../../domain/errors.js";
 import { SchemaResolution } from "./schema-resolution.js";
 import type { RegistryView } from "../../domain/view/view.js";
 import type { QueryOp } from "../../protocol/subjects.js";
@@ -17,7 +16,7 @@ import { SerializedReply } from "./serialized-reply.js";
 import type { RegionalViews } from "./regional-queries.js";
 import type { CardSigner } from "../../domain/trust/card-signer.js";
 import { InlinePayloadChecks, type PayloadChecks } from "./payload-checks.js";
-import type { RevisionWait } from "../view/revision-waiters.js";
+import { reachRevision, type RevisionWait } from "../view/revision-waiters.js";
 import { SearchIndexer } from "../view/search-indexer.js";
 import type { FileProblem } from "../../domain/spec/registry-v2/problems.js";
 import { sbomDocument } from "../../domain/sbom/sbom-document.js";
@@ -25,7 +24,6 @@ import type { Logger } from "../../kit/logger.js";
 import { QUERIES, parseQuery, type QueryTable } from "./query-table.js";
 import type { QueryContext, Tenant } from "./query-entry.js";
 
-export const MIN_REVISION_WAIT_MS = 2000;
 /**
  * Bytes a reply keeps free for what surrounds its list (the other fields, next_cursor, the
  * revision): the list itself gets the connection's max_payload less this.
@@ -139,7 +137,7 @@ export class QueryService {
     const entry: QueryTable[QueryOp] = QUERIES[op];
     // The body is parsed once, before any wait: a bad one is refused at once, never after a wait (issue 14).
     const q = parseQuery(op, body);
-    if (q.min_revision !== undefined && q.min_revision > this.view.revision) await this.reach(q.min_revision);
+    if (q.min_revision !== undefined && q.min_revision > this.view.revision) await reachRevision(this.waitForRevision, () => this.view.revision, q.min_revision);
     if (entry.ready) await entry.ready(this.context);
     const revision = this.view.revision;
     const answer = entry.answer(q, tenant, this.context, data);
@@ -148,17 +146,6 @@ export class QueryService {
     if (result instanceof SerializedReply) return result.close(revision);
     if (entry.document === true) return result;
     return { ...result, revision };
-  }
-
-  /** Waits for the view to apply `minRevision`, else `stale_view`: after 2 s, or at once when too many queries wait already. */
-  private async reach(minRevision: number): Promise<void> {
-    const outcome = await this.waitForRevision(minRevision, MIN_REVISION_WAIT_MS);
-    if (outcome === "full") {
-      throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; too many queries are waiting for a revision here to wait for min_revision ${minRevision}`);
-    }
-    if (outcome === "timed_out") {
-      throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${this.view.revision}; min_revision ${minRevision} not reached in ${MIN_REVISION_WAIT_MS} ms`);
-    }
   }
 
   private rememberAlias(alias: string, key: string): void {

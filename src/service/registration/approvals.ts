@@ -5,7 +5,6 @@
  * (spec-record-rewrite.ts), so it applies to exactly the spec it was taken on. The events
  * follow from the record's change (domain/view/approval-events.ts).
  */
-import { ErrorCode, RegistryError } from "../../domain/errors.js";
 import { decide, ApprovalState, type ApprovalDecision } from "../../domain/trust/approval-policy.js";
 import type { Store } from "../../domain/ports.js";
 import { rewriteSpecRecord } from "./spec-record-rewrite.js";
@@ -17,10 +16,7 @@ import type { PendingQuery } from "../../domain/messages.js";
 import type { ApprovalReply, PendingReply } from "../../protocol/messages.js";
 import { AGENT_TYPE_RE } from "../../protocol/ids.js";
 import type { Clock } from "../clock.js";
-import type { RevisionWait } from "../view/revision-waiters.js";
-
-/** Waits at most this long for a `min_revision` of the pending list, as queries do. */
-const MIN_REVISION_WAIT_MS = 2000;
+import { reachRevision, type RevisionWait } from "../view/revision-waiters.js";
 
 export type ApprovalsDeps = {
   store: Store;
@@ -49,10 +45,7 @@ export class Approvals {
   /** The specs in `state` (pending by default; or rejected, or withheld by trust), ordered by agent type, of one tenant (null: shared agents) or all. */
   async pending(q: PendingQuery): Promise<PendingReply> {
     const { view } = this.deps;
-    if (q.min_revision !== undefined && q.min_revision > view.revision) {
-      const outcome = await this.deps.waitForRevision(q.min_revision, MIN_REVISION_WAIT_MS);
-      if (outcome !== "reached") throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${view.revision}; min_revision ${q.min_revision} not reached`);
-    }
+    if (q.min_revision !== undefined && q.min_revision > view.revision) await reachRevision(this.deps.waitForRevision, () => view.revision, q.min_revision);
     const revision = view.revision;
     const state = q.state ?? ApprovalState.Pending;
     // Withheld by trust (trust-lapse.ts) is no approval state, but as much the operator's to look at.

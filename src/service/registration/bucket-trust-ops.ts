@@ -21,7 +21,7 @@ import type { TrustDeleteMessage, TrustSetMessage } from "../../domain/messages.
 import type { TrustRootsReply } from "../../protocol/messages.js";
 import type { Clock } from "../clock.js";
 import type { TrustGate } from "./trust-gate.js";
-import { storeError } from "./spec-record-rewrite.js";
+import { storeError } from "./store-errors.js";
 
 const MAX_ATTEMPTS = 5;
 

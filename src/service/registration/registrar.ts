@@ -5,7 +5,7 @@
  * plans again (the view may lag, and KV gets are not read-your-writes). Five lost races in a
  * row answer `conflict`.
  */
-import { ErrorCode, RegistryError, ShedError, invalidSpec, limitExceeded, notFound, unknownInstance } from "../../domain/errors.js";
+import { ErrorCode, RegistryError, ShedError, invalidSpec, notFound, unknownInstance } from "../../domain/errors.js";
 import type { Quotas } from "../../domain/lifecycle/quotas.js";
 import type { ByteBudgets } from "../../domain/lifecycle/byte-budgets.js";
 import type { TypeBudgets } from "../../domain/rate-limit.js";
@@ -38,6 +38,7 @@ import type { Logger } from "../../kit/logger.js";
 import { SpecAdmission } from "./spec-admission.js";
 import { checkByteBudgetsOf, checkCountQuotas, checkDependencies, instanceTerms, type InstanceTerms } from "./registration-checks.js";
 import { newInstanceId } from "./instance-id.js";
+import { storeError } from "./store-errors.js";
 import type { TrustGate } from "./trust-gate.js";
 import { ApprovalPolicy, ApprovalState, type Approval } from "../../domain/trust/approval-policy.js";
 import { approvalView } from "../../domain/query/agent-view.js";
@@ -550,9 +551,7 @@ export class Registrar {
    */
   private storeError(e: unknown): unknown {
     if (e instanceof StoreUnavailableError || e instanceof StoreFullError) this.deps.onUnavailable?.();
-    if (e instanceof StoreFullError) return limitExceeded("the registry's store is full; nothing was written", "REGISTRY_BUCKET_MAX_BYTES", this.deps.settings.bucketMaxBytes);
-    if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
-    return e;
+    return storeError(e, this.deps.settings.bucketMaxBytes);
   }
 
   private async readCurrent(agentType: string, instanceId: string): Promise<Current> {

@@ -13,7 +13,8 @@
 import type { ErrorIssue } from "../../protocol/errors.js";
 import type { SchemaPutReply } from "../../protocol/messages.js";
 import { ErrorCode, RegistryError, conflict, invalidRequest, limitExceeded } from "../../domain/errors.js";
-import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store } from "../../domain/ports.js";
+import { StoreConflictError, type Store } from "../../domain/ports.js";
+import { storeError } from "./store-errors.js";
 import { encodeSchemaRecord, readSchemaRecord, sameContent, type SchemaRecord } from "../../domain/schemas/schema-record.js";
 import { ONE_SCHEMA, SCHEMA_ARRAY, SCHEMA_MAP } from "../../domain/spec/schema-keywords.js";
 import { namedRef } from "../../domain/schemas/schema-refs.js";
@@ -79,14 +80,14 @@ export class SchemaRegistrar {
       const revision = await store.write(key, encodeSchemaRecord(record), 0);
       return { name, version: msg.version, created: true, revision };
     } catch (e) {
-      if (!(e instanceof StoreConflictError)) throw this.storeError(e);
+      if (!(e instanceof StoreConflictError)) throw storeError(e, this.deps.bucketMaxBytes);
     }
     // Lost the create: another put (or replica) stored this version first. Read what it stored.
     let entry;
     try {
       entry = await store.get(key);
     } catch (e) {
-      throw this.storeError(e);
+      throw storeError(e, this.deps.bucketMaxBytes);
     }
     const stored = entry && entry.operation === "PUT" ? readSchemaRecord(entry.value, name, msg.version) : null;
     if (!entry || stored === null || typeof stored === "string") {
@@ -104,11 +105,6 @@ export class SchemaRegistrar {
     return { name, version, created: false, revision };
   }
 
-  private storeError(e: unknown): unknown {
-    if (e instanceof StoreFullError) return limitExceeded("the registry's store is full; nothing was written", "REGISTRY_BUCKET_MAX_BYTES", this.deps.bucketMaxBytes);
-    if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
-    return e;
-  }
 }
 
 /** What would break once the schema is inlined into another: `$id`, anchors, local refs; and bad named refs. */

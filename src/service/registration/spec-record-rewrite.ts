@@ -6,9 +6,10 @@
  * taken again on what the store now holds (refused if the operator named the revision they
  * reviewed and it is no longer that one). The events follow from the record's change.
  */
-import { ErrorCode, RegistryError, conflict, notFound } from "../../domain/errors.js";
+import { conflict, notFound } from "../../domain/errors.js";
 import { agentKey, decodeAgentRecord, encodeRecord } from "../../domain/model/records.js";
-import { StoreConflictError, StoreFullError, StoreUnavailableError, type Store } from "../../domain/ports.js";
+import { StoreConflictError, type Store } from "../../domain/ports.js";
+import { storeError } from "./store-errors.js";
 import type { AgentRecord } from "../../domain/model/record-types.js";
 import type { Clock } from "../clock.js";
 
@@ -48,11 +49,4 @@ export async function rewriteSpecRecord(
       if (attempt >= MAX_ATTEMPTS) throw conflict(`lost the write race on ${agentType}'s spec ${MAX_ATTEMPTS} times in a row; retry`);
     }
   }
-}
-
-/** A store failure as the RegistryError a reply carries (bucket-trust-ops.ts uses it too). */
-export function storeError(e: unknown): unknown {
-  if (e instanceof StoreUnavailableError) return new RegistryError(ErrorCode.Unavailable, "the store cannot be reached", { cause: e });
-  if (e instanceof StoreFullError) return new RegistryError(ErrorCode.Unavailable, "the registry's store is full; nothing was written", { cause: e });
-  return e;
 }

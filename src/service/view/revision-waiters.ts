@@ -6,7 +6,11 @@
  * revision, so an applied entry wakes only the waiters it satisfies, and a timed-out waiter
  * leaves in O(log n).
  */
+import { ErrorCode, RegistryError } from "../../domain/errors.js";
 import { MinHeap, type HeapItem } from "../../domain/min-heap.js";
+
+/** How long a query waits for its `min_revision` before it is answered `stale_view`. */
+export const MIN_REVISION_WAIT_MS = 2000;
 
 /** `full`: refused at once, `maxWaiters` requests were waiting already. */
 export type RevisionWait = "reached" | "timed_out" | "full";
@@ -50,5 +54,19 @@ export class RevisionWaiters {
       clearTimeout(w.timer);
       w.resolve("timed_out");
     }
+  }
+}
+
+/**
+ * Waits for the view to apply `minRevision`, else throws `stale_view`: after MIN_REVISION_WAIT_MS,
+ * or at once when too many queries wait already. Every query that takes `min_revision` waits here.
+ */
+export async function reachRevision(wait: (revision: number, timeoutMs: number) => Promise<RevisionWait>, viewRevision: () => number, minRevision: number): Promise<void> {
+  const outcome = await wait(minRevision, MIN_REVISION_WAIT_MS);
+  if (outcome === "full") {
+    throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${viewRevision()}; too many queries are waiting for a revision here to wait for min_revision ${minRevision}`);
+  }
+  if (outcome === "timed_out") {
+    throw new RegistryError(ErrorCode.StaleView, `this replica's view is at revision ${viewRevision()}; min_revision ${minRevision} not reached in ${MIN_REVISION_WAIT_MS} ms`);
   }
 }

@@ -20,6 +20,7 @@ from .deprecation import DeprecationOps
 from .errors import InvalidRequestError, RegistryTimeoutError, RegistryUnreachableError, decode_reply
 from .ids import AGENT_TYPE_RE, CAPABILITY_RE, INSTANCE_ID_RE, SCHEMA_NAME_RE, TENANT_RE, check_token
 from .models import AgentKind, AgentSpec, AgentStatus, InstanceStatus, JsonSchema
+from .operator import request_body as _body
 from .replies import (
     AgentView,
     ApprovalReply,
@@ -61,11 +62,6 @@ StrList = list[str]
 
 DEFAULT_TIMEOUT = 5.0
 NO_AUDIT_MIRROR = "no audit mirror is answering (start `agent-registry audit`, or `serve` with DATABASE_URL)"
-
-
-def _body(**fields: Any) -> dict[str, Any]:
-    """A request body: the fields given, those left at None omitted."""
-    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _pending_body(
@@ -601,9 +597,9 @@ class RegistryClient(DeprecationOps):
         reviewed: another stored spec is ConflictError, so a spec replaced meanwhile is never
         approved unseen; so is a decision that changes nothing. NotFoundError for an unknown type.
         """
-        subject = f"{self.prefix}.approval.approve.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
         body = _body(by=by, version=version, revision=revision, reason=reason)
-        return ApprovalReply.model_validate(await self.request(subject, body, timeout))
+        token = ("agent_type", agent_type, AGENT_TYPE_RE)
+        return await self._operator_call("approval", "approve", token, body, ApprovalReply, timeout)
 
     async def reject(
         self,
@@ -616,9 +612,9 @@ class RegistryClient(DeprecationOps):
         timeout: float | None = None,
     ) -> ApprovalReply:
         """Rejects the stored spec of an agent type, saying why; an approved one is withdrawn from routing."""
-        subject = f"{self.prefix}.approval.reject.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
         body = _body(by=by, reason=reason, version=version, revision=revision)
-        return ApprovalReply.model_validate(await self.request(subject, body, timeout))
+        token = ("agent_type", agent_type, AGENT_TYPE_RE)
+        return await self._operator_call("approval", "reject", token, body, ApprovalReply, timeout)
 
     async def pending(
         self,
@@ -675,11 +671,13 @@ class RegistryClient(DeprecationOps):
         """
         entry = trust.model_dump(mode="json", exclude_none=True) if isinstance(trust, TenantTrust) else dict(trust)
         body = _body(trust=entry, by=by, revision=revision)
-        return TrustRootsReply.model_validate(await self.request(self._trust_subject("set", tenant), body, timeout))
+        tenant_token = ("tenant", tenant, TENANT_RE)
+        return await self._operator_call("trust", "set", tenant_token, body, TrustRootsReply, timeout)
 
     async def get_trust_roots(self, tenant: str, *, timeout: float | None = None) -> TrustRootsReply:
         """A tenant's trust roots as the bucket holds them, and where the roots in force come from."""
-        return TrustRootsReply.model_validate(await self.request(self._trust_subject("get", tenant), {}, timeout))
+        tenant_token = ("tenant", tenant, TENANT_RE)
+        return await self._operator_call("trust", "get", tenant_token, {}, TrustRootsReply, timeout)
 
     async def delete_trust_roots(
         self, tenant: str, *, by: str | None = None, revision: int | None = None, timeout: float | None = None
@@ -687,11 +685,8 @@ class RegistryClient(DeprecationOps):
         """Deletes a tenant's trust roots from the bucket: NotFoundError when none are stored,
         ConflictError when ``revision`` is not the stored entry's."""
         body = _body(by=by, revision=revision)
-        return TrustRootsReply.model_validate(await self.request(self._trust_subject("delete", tenant), body, timeout))
-
-    def _trust_subject(self, op: str, tenant: str) -> str:
-        # Checked here: a tenant that is not one subject token would send the request elsewhere.
-        return f"{self.prefix}.trust.{op}.{check_token('tenant', tenant, TENANT_RE)}"
+        tenant_token = ("tenant", tenant, TENANT_RE)
+        return await self._operator_call("trust", "delete", tenant_token, body, TrustRootsReply, timeout)
 
     # ---- writes ----
 

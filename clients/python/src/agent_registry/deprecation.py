@@ -9,10 +9,8 @@ its ``deprecate`` and ``undeprecate``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from .ids import AGENT_TYPE_RE, check_token
+from .operator import OperatorCalls, request_body
 from .replies import DeprecationView, Reply
 
 DEPRECATION_EVENTS = ("registry.agent.deprecated", "registry.agent.undeprecated")
@@ -42,15 +40,8 @@ class DeprecationData(Reply):
     revision: int
 
 
-class DeprecationOps:
+class DeprecationOps(OperatorCalls):
     """``deprecate`` and ``undeprecate`` for a client that has ``prefix`` and ``request``."""
-
-    prefix: str
-
-    async def request(
-        self, subject: str, body: Mapping[str, Any], timeout: float | None = None, *, nobody: str | None = None
-    ) -> Any:
-        raise NotImplementedError
 
     async def deprecate(
         self,
@@ -70,9 +61,9 @@ class DeprecationOps:
         """
         if successor is not None:
             check_token("successor", successor, AGENT_TYPE_RE)
-        body = _fields(by=by, reason=reason, successor=successor, version=version, revision=revision)
-        reply = await self.request(self._subject("deprecate", agent_type), body, timeout)
-        return DeprecationReply.model_validate(reply)
+        body = request_body(by=by, reason=reason, successor=successor, version=version, revision=revision)
+        token = ("agent_type", agent_type, AGENT_TYPE_RE)
+        return await self._operator_call("approval", "deprecate", token, body, DeprecationReply, timeout)
 
     async def undeprecate(
         self,
@@ -85,13 +76,6 @@ class DeprecationOps:
         timeout: float | None = None,
     ) -> DeprecationReply:
         """Withdraws the deprecation; ConflictError when the agent type is not deprecated."""
-        body = _fields(by=by, reason=reason, version=version, revision=revision)
-        reply = await self.request(self._subject("undeprecate", agent_type), body, timeout)
-        return DeprecationReply.model_validate(reply)
-
-    def _subject(self, op: str, agent_type: str) -> str:
-        return f"{self.prefix}.approval.{op}.{check_token('agent_type', agent_type, AGENT_TYPE_RE)}"
-
-
-def _fields(**fields: Any) -> dict[str, Any]:
-    return {k: v for k, v in fields.items() if v is not None}
+        body = request_body(by=by, reason=reason, version=version, revision=revision)
+        token = ("agent_type", agent_type, AGENT_TYPE_RE)
+        return await self._operator_call("approval", "undeprecate", token, body, DeprecationReply, timeout)

@@ -13,6 +13,7 @@ describe("regional JetStream layout", () => {
     expect(us.some((x) => stored.includes(x))).toBe(false);
     expect(republish).toEqual({ src: "_region.eu.registry.>", dest: "registry.>" });
     expect(regionStoredSubject("eu", "registry.agent.registered.a")).toBe("_region.eu.registry.agent.registered.a");
+    expect(regionStoredSubject(undefined, "registry.agent.registered.a")).toBe("registry.agent.registered.a");
   });
 
   it("refuses a server before 2.10 or outside the region's cluster, in one line", () => {

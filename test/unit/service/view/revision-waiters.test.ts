@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MinHeap, type HeapItem } from "../../../../src/domain/min-heap.js";
-import { RevisionWaiters, type RevisionWait } from "../../../../src/service/view/revision-waiters.js";
+import { MIN_REVISION_WAIT_MS, RevisionWaiters, reachRevision, type RevisionWait } from "../../../../src/service/view/revision-waiters.js";
+import { ErrorCode } from "../../../../src/domain/errors.js";
 
 describe("MinHeap", () => {
   it("pops in key order whatever was pushed and removed in between (property)", () => {
@@ -69,5 +70,24 @@ describe("RevisionWaiters", () => {
     const third = waiters.wait(11, 5_000);
     waiters.reached(11);
     expect([await second, await third]).toEqual(["reached", "reached"]);
+  });
+});
+
+describe("reachRevision", () => {
+  it("returns once the view reaches the revision, waiting MIN_REVISION_WAIT_MS at most", async () => {
+    const asked: Array<[number, number]> = [];
+    await reachRevision(async (revision, timeoutMs) => (asked.push([revision, timeoutMs]), "reached"), () => 7, 9);
+    expect(asked).toEqual([[9, MIN_REVISION_WAIT_MS]]);
+  });
+
+  it("throws stale_view naming the view's revision, whether the wait timed out or was refused as one too many", async () => {
+    await expect(reachRevision(async () => "timed_out", () => 7, 9)).rejects.toMatchObject({
+      code: ErrorCode.StaleView,
+      message: `this replica's view is at revision 7; min_revision 9 not reached in ${MIN_REVISION_WAIT_MS} ms`,
+    });
+    await expect(reachRevision(async () => "full", () => 7, 9)).rejects.toMatchObject({
+      code: ErrorCode.StaleView,
+      message: "this replica's view is at revision 7; too many queries are waiting for a revision here to wait for min_revision 9",
+    });
   });
 });
