@@ -75,7 +75,7 @@ export async function openStores(ctx: StartContext, { nc, servers }: Nats): Prom
   // A large bucket's last values are read by a worker thread on a connection of its own (last-values-load.ts).
   const workerLoad =
     config.loadWorkerMinEntries > 0 ? { connection: registryConnectSettings(config, servers, connectionName(ctx.replicaName, "loader")), minEntries: config.loadWorkerMinEntries } : undefined;
-  return { store: new KvStore(bucket.kv, { nc, bucket: bucketName, timeoutMs: config.requestTimeoutMs, history: bucket.check.history }, watchKv, workerLoad), events: events.stream };
+  return { store: new KvStore(bucket.kv, { nc, bucket: bucketName, timeoutMs: config.requestTimeoutMs, history: bucket.check.history, observeWrite: ctx.metrics.storeWriteDuration.bind({}) }, watchKv, workerLoad), events: events.stream };
 }
 
 export function startPublisher(ctx: StartContext, { nc }: Nats, stores: Stores): EventPublisher {

@@ -99,6 +99,21 @@ describe("openBucket", () => {
     expect(await store.get(`agents.t${written.length}`)).toBeNull();
   });
 
+  it("tells observeWrite each write's duration, a refused compare-and-set's included, and nothing for reads", async () => {
+    const bucket = uniqueBucket("observed");
+    const seconds: number[] = [];
+    const { kv } = await openBucket(js, { bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 5000 });
+    const observed = new KvStore(kv, { nc, bucket, timeoutMs: 5000, observeWrite: (s) => seconds.push(s) });
+    const rev = await observed.write("agents.alpha", enc.encode("x"), 0);
+    await observed.write("agents.alpha", enc.encode("y"), rev);
+    await expect(observed.write("agents.alpha", enc.encode("z"), rev)).rejects.toBeInstanceOf(StoreConflictError);
+    await observed.get("agents.alpha");
+    expect(seconds).toHaveLength(3);
+    // A round trip to a local server: more than nothing, far less than the write's timeout.
+    for (const s of seconds) expect(s).toBeGreaterThan(0);
+    for (const s of seconds) expect(s).toBeLessThan(5);
+  });
+
   it("gives a store on the existing bucket that sees the data already there", async () => {
     const bucket = uniqueBucket("reopen");
     const a = new KvStore((await openBucket(js, { bucket, replicas: 1, history: 1, maxBytes: 0, timeoutMs: 5000 })).kv, { nc, bucket, timeoutMs: 5000 });

@@ -128,6 +128,13 @@ export function createMetrics(registry: Registry = new Registry()) {
       help: "Compare-and-set writes that lost a race and were retried",
       registers,
     }),
+    storeWriteDuration: new BoundHistogram({
+      name: "agent_registry_store_write_duration_seconds",
+      help: "Time from a store write's call to its acknowledgement or failure (a heartbeat's, a registration's), this process's event-loop delays included",
+      labelNames: [] as const,
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    }),
     storeFailures: new Counter({
       name: "agent_registry_store_failures_total",
       help: "Store operations that failed (timeouts, JetStream errors)",

@@ -93,7 +93,15 @@ export async function openBucketWriter(nc: NatsConnection, bucket: string, timeo
  * (acked-publisher.ts). Their subject is `$KV.<bucket>.<key>`: the registry's own bucket,
  * never a mirror or one behind a JetStream domain.
  */
-export type KvWrites = { nc: NatsConnection; bucket: string; timeoutMs: number; inboxPrefix?: string; history?: number };
+export type KvWrites = {
+  nc: NatsConnection;
+  bucket: string;
+  timeoutMs: number;
+  inboxPrefix?: string;
+  history?: number;
+  /** Told each write's seconds from its call to its acknowledgement (or failure), this process's event-loop delays included. */
+  observeWrite?: (seconds: number) => void;
+};
 
 /**
  * A watch of last values over a bucket of at least `minEntries` entries reads them in a worker
@@ -104,6 +112,7 @@ export type WorkerLoad = { connection: ConnectOptions; minEntries: number };
 
 export class KvStore implements Store, StoreHistory {
   readonly historyDepth: number;
+  private readonly observeWrite: ((seconds: number) => void) | undefined;
   private readonly publisher: AckedPublisher;
   private readonly subjectPrefix: string;
   private readonly bucket: string;
@@ -123,6 +132,7 @@ export class KvStore implements Store, StoreHistory {
     this.bucket = writes.bucket;
     this.subjectPrefix = `$KV.${writes.bucket}.`;
     this.historyDepth = writes.history ?? 1;
+    this.observeWrite = writes.observeWrite;
   }
 
   async history(key: string): Promise<StoreEntry[]> {
@@ -167,6 +177,7 @@ export class KvStore implements Store, StoreHistory {
   }
 
   async write(key: string, value: Uint8Array, expectedRevision: number): Promise<number> {
+    const started = this.observeWrite === undefined ? 0 : performance.now();
     try {
       // create() also succeeds over a deleted key (it retries on the delete marker's revision).
       if (expectedRevision === 0) return await this.kv.create(key, value);
@@ -177,6 +188,8 @@ export class KvStore implements Store, StoreHistory {
       if (isWrongLastSequence(e)) throw new StoreConflictError(key, e);
       if (isStoreFull(e)) throw new StoreFullError(key, e);
       throw unavailable(`write of ${key}`, e);
+    } finally {
+      this.observeWrite?.((performance.now() - started) / 1000);
     }
   }
 

@@ -19,6 +19,7 @@ const EXPECTED = {
   agent_registry_request_duration_seconds: { type: "histogram", labels: ["endpoint", "outcome"] },
   agent_registry_store_conflicts_total: { type: "counter", labels: [] },
   agent_registry_store_failures_total: { type: "counter", labels: [] },
+  agent_registry_store_write_duration_seconds: { type: "histogram", labels: [] },
   agent_registry_store_records_unreadable_total: { type: "counter", labels: [] },
   agent_registry_schema_refs_unresolved_total: { type: "counter", labels: [] },
   agent_registry_events_unrecoverable_total: { type: "counter", labels: [] },
