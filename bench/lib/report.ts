@@ -107,6 +107,7 @@ export function renderDoc(results: Results, previousDoc: string): string {
     "npm run bench -- --only lookup       # one scenario; targets name their scenario too (--only events)",
     "npm run bench -- --quick             # tiny scale, under 2 minutes: CI checks the benchmarks still run",
     "npm run bench -- --only fleet --cpu-prof   # also writes the registry's V8 CPU profile to bench/results/profiles/",
+    "node --import tsx bench/profile-window.ts bench/results/profiles/fleet/*.cpuprofile --from 60 --to 90   # where 30 s of it went",
     "npm run bench -- --only lookup --ref HEAD~3         # a before: another commit's registry, to bench/results/ref-*.json",
     "npm run bench -- --only lookup --node-flags=\"\"     # a before: the registry without the service's node flags",
     "```",
